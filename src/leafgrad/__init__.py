@@ -1,0 +1,122 @@
+"""leafgrad: PyTorch's tensors and autograd, in readable Python on NumPy.
+
+``import leafgrad as torch`` runs ordinary PyTorch code; every graph can be printed,
+drawn and explained.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+import math as _math
+
+from . import _dtype
+from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: A004
+                     float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,  # noqa: A004
+                     promote_types, result_type as _result_type_impl, set_default_dtype, short, uint8, can_cast,
+                     finfo, iinfo)
+from ._backend import device
+from ._tensor import Size, Tensor
+from . import _ops  # noqa: F401  (binds ops onto Tensor)
+from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full,
+                        full_like, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,
+                        ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
+                        scalar_tensor, seed, set_rng_state, tensor, zeros, zeros_like)
+from ._creation import default_generator  # noqa: F401
+from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+                             ceil, clamp, clamp_max, clamp_min, clip, clone, conj, cos, div, divide, eq, equal, erf,
+                             exp, expm1, floor, floor_divide, fmax, fmin, fmod, ge, greater, greater_equal, gt,
+                             isclose, isfinite, isinf, isnan, le, less, less_equal, log, log1p, log2, log10,
+                             logical_and, logical_not, logical_or, logical_xor, lt, maximum, minimum, mul, ne, neg,
+                             negative, not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub, sigmoid, sign,
+                             sin, sqrt, square, sub, tan, tanh, true_divide, trunc, where)
+from ._ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero, cumsum, logsumexp, max, mean,
+                             min, norm, prod, softmax, log_softmax, std, sum, var)
+from ._ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer, vdot
+from ._ops.shape import (broadcast_to, cat, chunk, concat, concatenate, diagonal, flatten, flip, hstack, movedim,
+                         narrow, permute, repeat, reshape, roll, select, split, squeeze, stack, swapaxes, swapdims, t,
+                         tensor_split, tile, transpose, unbind, unflatten, unsqueeze, vstack)
+from ._ops.indexing import gather, index_select, masked_fill, nonzero, scatter, scatter_add, take, tril, triu
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                                 set_grad_enabled)
+from . import autograd
+from . import cuda
+from .errors import AutogradError
+
+strided = "torch.strided"
+contiguous_format = "torch.contiguous_format"
+preserve_format = "torch.preserve_format"
+channels_last = "torch.channels_last"
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = _math.inf
+nan = _math.nan
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    return _result_type_impl(tensor1, tensor2)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t: Tensor) -> bool:
+    return t.dtype.is_floating_point
+
+
+def is_complex(t: Tensor) -> bool:
+    return t.dtype.is_complex
+
+
+def numel(t: Tensor) -> int:
+    return t.numel()
+
+
+def set_printoptions(**kwargs) -> None:
+    from ._printing import set_printoptions as _set
+    _set(**kwargs)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    import numpy as _np
+    return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, (list, tuple)) or True else s for s in shapes]))
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def get_num_threads() -> int:
+    return 1
+
+
+def set_num_threads(n: int) -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(n)
+    except ImportError:
+        pass
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """leafgrad is always deterministic: accepted for compatibility."""
+
+
+def compile(model=None, **kwargs):
+    """No compiler here: returns the model unchanged so torch.compile(model) code still runs."""
+    return model if model is not None else (lambda m: m)
+
+
+def __getattr__(name: str):
+    # the training library is imported on first use, keeping `import leafgrad` fast
+    import importlib
+    if name in ("nn", "optim", "utils", "viz", "explain_module"):
+        return importlib.import_module(f".{name}", __name__)
+    if name in ("explain", "explain_grad"):
+        mod = importlib.import_module(".explain", __name__)
+        return getattr(mod, name)
+    if name in ("save", "load"):
+        mod = importlib.import_module(".serialization", __name__)
+        return getattr(mod, name)
+    raise AttributeError(f"module 'leafgrad' has no attribute '{name}'")

@@ -1,0 +1,90 @@
+"""The array backend: the one place that knows which array library holds a tensor's data.
+
+Op definitions receive the backend's array module as ``xp`` and call ``xp.exp``,
+``xp.matmul`` and so on; they never import NumPy for array math themselves. A CuPy
+``cuda`` backend is one more :class:`Backend` registered here, with no op touched.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Backend", "device", "backend_for_array", "backend_for_device", "register_backend"]
+
+
+class device:
+    """torch.device look-alike: ``device("cpu")``, ``device("cuda", 0)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: "str | device", index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        type = str(type)
+        if ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda", "mps", "meta"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, mps, meta device type at start of device string: {type}")
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+class Backend:
+    """An array module (``xp``) plus the array type it produces and the device it serves."""
+
+    __slots__ = ("name", "xp", "array_type", "device")
+
+    def __init__(self, name: str, xp, array_type: type, dev: device) -> None:
+        self.name = name
+        self.xp = xp
+        self.array_type = array_type
+        self.device = dev
+
+    def asarray(self, obj, dtype=None):
+        return self.xp.asarray(obj, dtype=dtype)
+
+    def to_numpy(self, arr) -> np.ndarray:
+        return arr
+
+
+CPU = Backend("numpy", np, np.ndarray, device("cpu"))
+_BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: CPU}
+_BY_DEVICE: dict[str, Backend] = {"cpu": CPU}
+
+
+def register_backend(backend: Backend) -> None:
+    """Make a new device available (e.g. a CuPy backend under ``"cuda"``)."""
+    _BY_ARRAY_TYPE[backend.array_type] = backend
+    _BY_DEVICE[backend.device.type] = backend
+
+
+def backend_for_array(arr) -> Backend:
+    return _BY_ARRAY_TYPE[arr.__class__]
+
+
+def backend_for_device(dev) -> Backend:
+    dev = dev if isinstance(dev, device) else device(dev)
+    try:
+        return _BY_DEVICE[dev.type]
+    except KeyError:
+        if dev.type == "cuda":
+            raise RuntimeError(
+                "Torch not compiled with CUDA enabled: leafgrad has no 'cuda' backend installed here, so "
+                "tensors stay on the CPU. Remove the .cuda()/.to('cuda') call, or use "
+                "device = 'cuda' if leafgrad.cuda.is_available() else 'cpu'.") from None
+        raise RuntimeError(f"leafgrad has no backend for device '{dev}'; available: {sorted(_BY_DEVICE)}") from None

@@ -1,0 +1,333 @@
+"""Factory functions (tensor, zeros, ones, arange, rand, ...) and the global random generator."""
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from . import _dtype as D
+from ._backend import backend_for_device
+from ._tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
+           "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn", "randint",
+           "rand_like", "randn_like", "randint_like", "randperm", "manual_seed", "seed", "initial_seed",
+           "Generator", "get_rng_state", "set_rng_state", "normal", "bernoulli", "multinomial", "scalar_tensor"]
+
+
+# ----------------------------------------------------------------------------- random generators
+class Generator:
+    """torch.Generator look-alike over NumPy's PCG64 (streams differ from torch's, seeds are reproducible)."""
+
+    def __init__(self, device="cpu") -> None:
+        self._seed = 67280421310721
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed: int) -> "Generator":
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed & 0xFFFFFFFFFFFFFFFF)
+        return self
+
+    def seed(self) -> int:
+        s = int(np.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        import pickle
+        raw = pickle.dumps(self._rng.bit_generator.state)
+        return Tensor._make(np.frombuffer(raw, dtype=np.uint8).copy())
+
+    def set_state(self, state: Tensor) -> "Generator":
+        import pickle
+        self._rng.bit_generator.state = pickle.loads(np.asarray(state._data, dtype=np.uint8).tobytes())
+        return self
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self._rng
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: Tensor) -> None:
+    default_generator.set_state(state)
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    return (generator or default_generator).rng
+
+
+# ----------------------------------------------------------------------------- helpers
+def _shape(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must contain only integers, but got {type(s).__name__} ({s!r})")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
+    if device is not None:
+        backend_for_device(device)  # raises a clear error for cuda
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _dt(dtype, default=None) -> D.dtype:
+    if dtype is None:
+        return default if default is not None else D.get_default_dtype()
+    return D.to_dtype(dtype)
+
+
+def _infer_dtype(obj) -> D.dtype:
+    """torch.tensor's inference: any float -> default dtype, all bool -> bool, ints -> int64."""
+    kind = -1
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            return x.dtype if kind < x.dtype._kind else _kind_dtype(kind)
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, np.ndarray):
+            return D.from_numpy_dtype(x.dtype)
+        if isinstance(x, np.generic):
+            return D.from_numpy_dtype(x.dtype)
+        kind = max(kind, D._scalar_kind(x))
+    return _kind_dtype(kind if kind >= 0 else 2)
+
+
+def _kind_dtype(kind: int) -> D.dtype:
+    return D._kind_default(kind)
+
+
+def _to_array(obj):
+    if isinstance(obj, Tensor):
+        return np.asarray(obj._data)
+    if isinstance(obj, (list, tuple)) and any(isinstance(x, (Tensor, list, tuple)) for x in obj):
+        parts = [_to_array(x) for x in obj]
+        return np.stack(parts) if parts else np.array([])
+    if isinstance(obj, (list, tuple)):
+        return np.array([_scalar_value(x) for x in obj])
+    return np.asarray(obj)
+
+
+def _scalar_value(x):
+    if isinstance(x, Tensor):
+        return x.item()
+    return x
+
+
+def ones_like_array(arr):
+    return np.ones_like(arr)
+
+
+# ----------------------------------------------------------------------------- constructors
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """Copy ``data`` into a new leaf tensor, inferring the dtype as torch does."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+            "sourceTensor.clone().detach().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+    d = _dt(dtype, _infer_dtype(data))
+    arr = np.array(_to_array(data), dtype=d.np, copy=True)
+    return _finish(arr, d, device, requires_grad)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return tensor(value, dtype=_dt(dtype), device=device, requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Shares memory with a NumPy array (or returns the tensor) when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is D.to_dtype(dtype) else data.to(D.to_dtype(dtype))
+    if isinstance(data, np.ndarray):
+        t = from_numpy(data)
+        return t if dtype is None else t.to(D.to_dtype(dtype))
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    D.from_numpy_dtype(arr.dtype)
+    return Tensor._make(arr)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    d = _dt(dtype)
+    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
+    d = _dt(dtype)
+    return _finish(np.ones(_shape(size), dtype=d.np), d, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None, out=None) -> Tensor:
+    # zero-filled rather than uninitialised: reproducible, and as cheap with NumPy
+    d = _dt(dtype)
+    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    d = _dt(dtype, _infer_dtype(fill_value))
+    return _finish(np.full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value, dtype=d.np),
+                   d, device, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    d = _dt(dtype, _infer_dtype(vals))
+    start, end, step = vals
+    n = max(0, math.ceil((end - start) / step))
+    arr = (np.arange(n, dtype=np.float64) * step + start) if d.is_floating_point else np.arange(start, end, step)
+    return _finish(arr.astype(d.np), d, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype)
+    return _finish(np.linspace(float(start), float(end), int(steps)).astype(d.np), d, device, requires_grad)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype)
+    return _finish(np.logspace(float(start), float(end), int(steps), base=base).astype(d.np), d, device,
+                   requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype)
+    return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad)
+
+
+def _like_dtype(t: Tensor, dtype):
+    return t.dtype if dtype is None else D.to_dtype(dtype)
+
+
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    d = _like_dtype(input, dtype)
+    return _finish(np.zeros(input._data.shape, dtype=d.np), d, device, requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    d = _like_dtype(input, dtype)
+    return _finish(np.ones(input._data.shape, dtype=d.np), d, device, requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
+    d = _like_dtype(input, dtype)
+    return _finish(np.full(input._data.shape, fill_value, dtype=d.np), d, device, requires_grad)
+
+
+def rand(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype)
+    return _finish(_rng(generator).random(_shape(size)).astype(d.np), d, device, requires_grad)
+
+
+def randn(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype)
+    return _finish(_rng(generator).standard_normal(_shape(size)).astype(d.np), d, device, requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator: Generator | None = None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    d = _dt(dtype, D.int64)
+    return _finish(_rng(generator).integers(low, high, size=_shape((tuple(size),))).astype(d.np), d, device,
+                   requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return rand(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return randn(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None) -> Tensor:
+    return randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype))
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    d = _dt(dtype, D.int64)
+    return _finish(_rng(generator).permutation(int(n)).astype(d.np), d, device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, dtype=None) -> Tensor:
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    shape = _shape((tuple(size),)) if size is not None else np.broadcast(np.asarray(m), np.asarray(s)).shape
+    ref = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+    d = ref.dtype if ref is not None and dtype is None else _dt(dtype)
+    return Tensor._make((_rng(generator).standard_normal(shape) * s + m).astype(d.np))
+
+
+def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None) -> Tensor:
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    return Tensor._make((_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:
+    probs = np.asarray(input._data, dtype=np.float64)
+    rows = probs.reshape(-1, probs.shape[-1])
+    out = []
+    for row in rows:
+        p = row / row.sum()
+        out.append(_rng(generator).choice(len(p), size=num_samples, replace=replacement, p=p))
+    res = np.array(out, dtype=np.int64)
+    return Tensor._make(res.reshape(probs.shape[:-1] + (num_samples,)))

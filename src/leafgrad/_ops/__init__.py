@@ -1,0 +1,2 @@
+"""Every differentiable op, declared once. Importing this package binds them onto Tensor."""
+from . import methods  # noqa: F401  (side effect: Tensor methods and operators)

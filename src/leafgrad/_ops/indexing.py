@@ -1,0 +1,295 @@
+"""Indexing: ``t[key]`` (basic keys become select/slice/unsqueeze views, as in torch),
+advanced indexing, gather, index_select, masked_fill, and the scatter ops their
+backward formulas need (each itself differentiable, so double backward works).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from .registry import apply, defop
+
+_make = Tensor._make
+
+
+# ----------------------------------------------------------------------------- key handling
+def _is_advanced(k) -> bool:
+    return isinstance(k, (np.ndarray, list)) or (isinstance(k, Tensor) and k._data.ndim > 0) or isinstance(k, bool)
+
+
+def normalize_key(key) -> tuple:
+    """Turn a user key into a tuple of ints, slices, None, Ellipsis and index arrays."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._data.ndim == 0 and k.dtype._kind == 1:
+                k = int(k._data)
+            elif k.dtype._kind > 1:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            else:
+                k = k._data
+        elif isinstance(k, (list, tuple)):
+            k = _list_index(k)
+        elif isinstance(k, np.integer):
+            k = int(k)
+        elif isinstance(k, np.ndarray):
+            pass
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, slice, bool))):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
+                f"(got {type(k).__name__})")
+        if isinstance(k, slice):
+            for v in (k.start, k.stop, k.step):
+                if isinstance(v, Tensor):
+                    k = slice(*(int(x) if isinstance(x, Tensor) else x for x in (k.start, k.stop, k.step)))
+                    break
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+        out.append(k)
+    return tuple(out)
+
+
+def _list_index(k):
+    vals = [int(x) if isinstance(x, Tensor) and x._data.ndim == 0 else x for x in k]
+    arr = np.asarray([v._data if isinstance(v, Tensor) else v for v in vals])
+    if arr.dtype.kind not in "bi" and arr.size:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr.astype(np.int64) if arr.dtype.kind != "b" else arr
+
+
+def _check_bool_shapes(t: Tensor, key: tuple) -> None:
+    dim = 0
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            shp = t._data.shape[dim:dim + k.ndim]
+            if k.shape != shp:
+                raise IndexError(f"The shape of the mask {list(k.shape)} at index {dim} does not match the shape of "
+                                 f"the indexed tensor {list(t._data.shape)} at index {dim}")
+            dim += k.ndim
+        elif k is Ellipsis:
+            dim += t._data.ndim - sum(1 for x in key if x is not None and x is not Ellipsis)
+        elif k is not None:
+            dim += 1
+
+
+# ----------------------------------------------------------------------------- ops
+def _embed_fwd(xp, g, shape, key):
+    z = xp.zeros(shape, dtype=g.dtype)
+    z[key] = g
+    return z
+
+
+SELECT_BACKWARD = defop("SelectBackwardBackward0", _embed_fwd, lambda g, key: g[key], saved=("key",))
+SLICE_BACKWARD = defop("SliceBackwardBackward0", _embed_fwd, lambda g, key: g[key], saved=("key",))
+
+
+def embed_basic(g: Tensor, shape, key) -> Tensor:
+    """zeros(shape) with ``g`` written at a basic-index ``key``: select/slice backward."""
+    op = SELECT_BACKWARD if any(isinstance(k, int) for k in key) else SLICE_BACKWARD
+    return apply(op, (g,), (tuple(shape), key))
+
+
+def _index_put_zeros_fwd(xp, g, shape, key):
+    z = xp.zeros(shape, dtype=g.dtype)
+    xp.add.at(z, key, g)
+    return z
+
+
+INDEX = defop("IndexBackward0", lambda xp, a, key: a[key],
+              lambda g, self_sym_sizes, key: index_add_zeros(g, self_sym_sizes, key),
+              saved=("self_sym_sizes", "key"))
+INDEX_ADD_ZEROS = defop("IndexBackwardBackward0", _index_put_zeros_fwd, lambda g, key: apply(INDEX, (g,), (key,)),
+                        saved=("key",))
+
+
+def index_add_zeros(g: Tensor, shape, key) -> Tensor:
+    return apply(INDEX_ADD_ZEROS, (g,), (tuple(shape), key))
+
+
+def getitem(t: Tensor, key) -> Tensor:
+    single = not isinstance(key, tuple)
+    key = normalize_key(key)
+    if any(_is_advanced(k) for k in key):
+        _check_bool_shapes(t, key)
+        try:
+            return apply(INDEX, (t,), (key,))
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+    return _basic_index(t, key, single)
+
+
+def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
+    from .shape import ALIAS, select, slice_dim, unsqueeze
+    n_consume = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_consume > t._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out = t
+    dim = 0
+    applied = False
+    for k in key:
+        if k is Ellipsis:
+            dim += t._data.ndim - n_consume
+        elif k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+            applied = True
+        elif isinstance(k, int):
+            out = select(out, dim, k)
+            applied = True
+        else:
+            full = k.start in (None, 0) and k.stop is None and k.step in (None, 1)
+            if not full or single:
+                out = slice_dim(out, dim, k.start, k.stop, k.step or 1)
+                applied = True
+            dim += 1
+    if not applied:
+        out = apply(ALIAS, (t,))
+    return out
+
+
+def _gather_index(xp, idx, dim):
+    ii = list(xp.indices(idx.shape, sparse=True))
+    ii[dim] = idx
+    return tuple(ii)
+
+
+def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
+    z = xp.zeros(shape, dtype=src.dtype)
+    xp.add.at(z, _gather_index(xp, index._data, dim), src)
+    return z
+
+
+GATHER = defop("GatherBackward0", lambda xp, a, dim, index: a[_gather_index(xp, index._data, dim)],
+               lambda g, self_sym_sizes, dim, index: scatter_into_zeros(self_sym_sizes, dim, index, g),
+               saved=("self_sym_sizes", "dim", "index"))
+SCATTER_ADD_ZEROS = defop("ScatterAddBackward0", _scatter_add_zeros_fwd,
+                          lambda g, dim, index: gather(g, dim, index), saved=("dim", "index"))
+
+
+def scatter_into_zeros(shape, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return apply(SCATTER_ADD_ZEROS, (src,), (tuple(shape), dim, index))
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    if index.dtype._kind != 1:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index._data.ndim != input._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return apply(GATHER, (input,), (d, index))
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    return input + scatter_into_zeros(input._data.shape, d, index, src)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    out = input._data.copy()
+    ii = _gather_index(np, index._data, d)
+    if src is None:
+        src = value
+    out[ii] = src._data[tuple(slice(0, s) for s in index._data.shape)] if isinstance(src, Tensor) else src
+    return _make(out)
+
+
+def _index_select_back(g, self_sym_sizes, dim, index):
+    key = (slice(None),) * dim + (index._data,)
+    return index_add_zeros(g, self_sym_sizes, key)
+
+
+INDEX_SELECT = defop("IndexSelectBackward0", lambda xp, a, dim, index: xp.take(a, index._data, axis=dim),
+                     _index_select_back, saved=("self_sym_sizes", "dim", "index"))
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    if index._data.size and (index._data.max() >= size or index._data.min() < -size):
+        raise IndexError(f"index out of range in self")
+    return apply(INDEX_SELECT, (input,), (d, index.reshape(-1) if index._data.ndim == 0 else index))
+
+
+def _mf_fwd(xp, a, mask, value):
+    return xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a)
+
+
+MASKED_FILL = defop("MaskedFillBackward0", _mf_fwd, lambda g, mask, value: g.masked_fill(mask, 0),
+                    saved=("mask", "value"))
+MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(mask._data, v.astype(a.dtype), a),
+                      (lambda g, mask: g.masked_fill(mask, 0),
+                       lambda g, mask: g.masked_fill(mask.logical_not(), 0).sum()),
+                      saved=("mask",), n_in=2)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    if mask.dtype._kind != 0:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype!r}")
+    try:
+        np.broadcast_shapes(mask._data.shape, input._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({input._data.shape[-1] if input._data.ndim else 1}) must match the "
+                           f"size of tensor b ({mask._data.shape[-1]}) at non-singleton dimension") from None
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        return apply(MASKED_FILL_T, (input, value), (mask,))
+    return apply(MASKED_FILL, (input,), (mask, value))
+
+
+def _diag_embed_fwd(xp, g, shape, offset, d1, d2):
+    from .shape import _diagonal_fwd
+    z = xp.zeros(shape, dtype=g.dtype)
+    _diagonal_fwd(xp, z, offset, d1, d2)[...] = g
+    return z
+
+
+DIAG_EMBED_INTO = defop("DiagonalBackwardBackward0", _diag_embed_fwd,
+                        lambda g, offset, d1, d2: g.diagonal(offset, d1, d2), saved=("offset", "d1", "d2"))
+
+
+def diag_embed_into(g: Tensor, shape, offset: int, d1: int, d2: int) -> Tensor:
+    return apply(DIAG_EMBED_INTO, (g,), (tuple(shape), offset, d1, d2))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):
+    nz = np.nonzero(input._data)
+    if as_tuple:
+        return tuple(_make(np.asarray(i, dtype=np.int64)) for i in nz) if input._data.ndim else \
+            (_make(np.zeros(int(bool(input._data)), dtype=np.int64)),)
+    return _make(np.stack(nz, axis=1).astype(np.int64) if input._data.ndim else
+                 np.zeros((int(bool(input._data)), 0), dtype=np.int64))
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    return getitem(input.reshape(-1), index)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor.dtype is not None and tensor.dtype._kind != 1:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    idx = tensor._data
+    if num_classes == -1:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+    if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes." if idx.size and idx.max() >= num_classes
+                           else "Class values must be non-negative.")
+    return _make((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    mask = np.tril(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
+    return input.masked_fill(_make(~mask), 0)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    mask = np.triu(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
+    return input.masked_fill(_make(~mask), 0)

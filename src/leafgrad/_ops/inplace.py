@@ -1,0 +1,365 @@
+"""In-place ops with PyTorch's rules: version counters, leaf checks, rebasing, CopySlices.
+
+An in-place op writes into the tensor's array, bumps the version counter it shares
+with its views, and (when autograd is recording) moves the tensor's history onto the
+op: the tensor's ``grad_fn`` becomes the op's node. Writing through a view changes the
+base, so the base's ``grad_fn`` becomes a :class:`CopySlices` that routes the
+gradient of the written region through the op and the rest straight through; the
+view's own ``grad_fn`` is re-derived from the base (``AsStridedBackward0``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _STATE
+from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..errors import raise_autograd, user_site
+from .registry import OpNode, _record, apply, defop, edge_of
+
+_make = Tensor._make
+
+# ----------------------------------------------------------------------------- ops only used in place
+COPY = defop("CopyBackwards", lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype, copy=False),
+             (lambda g: g * 0, lambda g: g), n_in=2)
+FILL = defop("FillBackward0", lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype), lambda g: g * 0)
+FILL_T = defop("FillBackward1", lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype, copy=False),
+               (lambda g: g * 0, lambda g: g.sum()), n_in=2)
+ZERO = defop("ZeroBackward0", lambda xp, a: xp.zeros_like(a), lambda g: g * 0)
+RANDOM_FILL = defop("FillBackward0", lambda xp, a, arr: arr.astype(a.dtype, copy=False), lambda g: g * 0)
+
+
+def _index_put_fwd(xp, a, v, key, accumulate):
+    out = a.copy()
+    if accumulate:
+        xp.add.at(out, key, v)
+    else:
+        out[key] = v
+    return out
+
+
+def _index_put_self_grad(g, key, accumulate):
+    if accumulate:
+        return g
+    return index_put(g, key, _make(np.zeros((), dtype=g._data.dtype)))
+
+
+INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
+                  (_index_put_self_grad, lambda g, key, accumulate: _index_values_grad(g, key)),
+                  saved=("key", "accumulate"), n_in=2)
+
+
+def _index_values_grad(g, key):
+    from .indexing import INDEX
+    return apply(INDEX, (g,), (key,))
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices) if isinstance(indices, (tuple, list)) \
+        else indices
+    return apply(INDEX_PUT, (input, _value_tensor(values, input)), (key, accumulate))
+
+
+def _value_tensor(v, like: Tensor) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    return _make(np.asarray(v, dtype=like._data.dtype))
+
+
+# ----------------------------------------------------------------------------- checks
+def _check_allowed(t: Tensor, op_name: str) -> None:
+    """torch's rules for in-place writes while grad mode is on (all raise RuntimeError)."""
+    base = t._base
+    if base is None:
+        if t._grad_fn is None and t._requires_grad:
+            raise_autograd(
+                "LG101",
+                "a leaf Variable that requires grad is being used in an in-place operation. "
+                f"The in-place op is {op_name} on a leaf of shape {list(t._data.shape)}. Autograd needs a leaf's "
+                "value to stay as it was created. Fixes: use the out-of-place form (x = x + 1); or, to update "
+                "parameters, wrap the update in `with torch.no_grad():`; or write to x.data if you deliberately "
+                "bypass autograd.", tensor=t, op=op_name, site=user_site())
+        return
+    m = t._meta
+    kind = m.view_kind if m is not None else None
+    if base._grad_fn is None and base._requires_grad and kind is None:
+        raise_autograd(
+            "LG102",
+            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+            f"The in-place op is {op_name} on a view (shape {list(t._data.shape)}) of a leaf of shape "
+            f"{list(base._data.shape)}; writing into the view would change the leaf. Fixes: build a new tensor "
+            "instead (torch.cat / torch.stack / torch.where, or y = x.clone(); y[0] = ...); or, for a deliberate "
+            "update, wrap it in `with torch.no_grad():`.", tensor=t, base=base, op=op_name, site=user_site())
+    if kind == "multi_output" and (base.requires_grad or t._grad_fn is not None):
+        fn = t._grad_fn.name() if t._grad_fn is not None else "a multi-output view op"
+        raise_autograd(
+            "LG110",
+            f"Output {t._output_nr} of {fn} is a view and is being modified inplace. This view is the output of a "
+            "function that returns multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one (or .clone() the output "
+            f"first). The in-place op was {op_name}.", tensor=t, op=op_name, site=user_site())
+    if kind == "no_grad" and base.requires_grad:
+        raise_autograd(
+            "LG111",
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+            "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+            f"tracked) or both outside (if you want the inplace to be tracked). The in-place op was {op_name}.",
+            tensor=t, op=op_name, site=user_site())
+
+
+def _check_writable(t: Tensor) -> None:
+    if not t._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation. (It is an expand()ed view, or "
+            "a tensor made from a read-only NumPy array.)")
+
+
+def _check_cast(t: Tensor, result_dtype) -> None:
+    if result_dtype.kind in "fc" and t._data.dtype.kind not in "fc" or \
+            result_dtype.kind == "c" and t._data.dtype.kind != "c":
+        names = {"f": "Float", "c": "ComplexFloat"}
+        raise RuntimeError(f"result type {names[result_dtype.kind]} can't be cast to the desired output type "
+                           f"{t.dtype.name.capitalize()}")
+
+
+# ----------------------------------------------------------------------------- the one in-place path
+def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: str = "") -> Tensor:
+    """Run ``op`` writing into ``self``; every in-place method and ``__setitem__`` comes here."""
+    grad_on = _STATE.grad
+    if self._base is not None and self._vc.v != self._view_v:
+        regenerate_view_grad_fn(self)
+    name = op_name or op.name
+    if grad_on:
+        _check_allowed(self, name)
+    m = self._meta
+    if m is not None and m.inference and not _STATE.inference:
+        raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed. Make a "
+                                "normal tensor with t.clone() outside inference_mode first.", tensor=self)
+    _check_writable(self)
+    needs = grad_on and (self._requires_grad or self._grad_fn is not None or any(o._requires_grad for o in others)
+                         or (self._base is not None and self._base._requires_grad))
+    arrays = [self._data] + [o._data for o in others]
+    xp = np
+    out = op.forward(xp, *arrays, *params)
+    out_dtype = np.result_type(out)
+    _check_cast(self, out_dtype)
+    saves_self = any(kind == 0 and i == 0 for kind, i in op.saved)
+    original = self._data.copy() if needs and saves_self else None
+    self._data[...] = out
+    self._vc.bump(user_site())
+    if not needs:
+        return self
+    if self._base is not None and (self._meta is None or self._meta.view_kind is None):
+        _record_copy_slices(op, self, others, params, original)
+    else:
+        _record_rebase(op, self, others, params, original)
+    return self
+
+
+def _pre_image(self: Tensor, original) -> Tensor:
+    """A stand-in for ``self`` as it was before the write: its old history and (if saved) value."""
+    pre = _make(original if original is not None else self._data)
+    pre._grad_fn = self._grad_fn
+    pre._output_nr = self._output_nr
+    pre._requires_grad = self._requires_grad or self._grad_fn is not None
+    pre._accumulator = self._accumulator
+    return pre
+
+
+def _swap_self(others: tuple, self: Tensor, pre: Tensor) -> tuple:
+    # x.mul_(x): the second operand is the old x, not the tensor whose history is being replaced
+    return tuple(pre if o is self else o for o in others)
+
+
+def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original) -> None:
+    from .registry import _finish_saves
+    pre = _pre_image(self, original)
+    others = _swap_self(others, self, pre)
+    inputs = (pre,) + others
+    node = _record(op, inputs, params, (self,))
+    self._grad_fn = node
+    self._requires_grad = True
+    self._output_nr = 0
+    _finish_saves(op, node, inputs, (self,), params)
+
+
+class CopySlices(Node):
+    """The base's new history after an in-place write through one of its views."""
+
+    __slots__ = ("fn", "_positions", "_base_shape")
+
+    def apply(self, grads: list) -> list:
+        g = grads[0]
+        pos = self._positions
+        flat = g.reshape(-1)
+        key = (pos.reshape(-1),)
+        g_view = _index_values_grad(flat, key).reshape(pos.shape)
+        wanted = [True] + [nxt is not None for nxt, _ in self.next_functions[1:]]
+        res = self.fn.apply_masked([g_view], wanted)
+        r0 = res[0]
+        if r0 is None:
+            r0 = _make(np.zeros(pos.shape, dtype=g._data.dtype))
+        elif r0._data.shape != pos.shape:
+            r0 = r0.expand(pos.shape) if r0._data.ndim <= len(pos.shape) else r0.reshape(pos.shape)
+        base_grad = None
+        if self.next_functions[0][0] is not None:
+            base_grad = index_put(flat, key, r0.reshape(-1)).reshape(self._base_shape)
+        return [base_grad] + list(res[1:])
+
+    def release_variables(self) -> None:
+        self.fn.release_variables()
+
+
+def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original) -> None:
+    from .registry import _finish_saves
+    base = view._base
+    pre = _make(original if original is not None else view._data)
+    pre._requires_grad = True
+    others = _swap_self(others, view, pre)
+    inputs = (pre,) + others
+    fn = _record(op, inputs, params, (view,))
+    _finish_saves(op, fn, inputs, (view,), params)
+    cs = object.__new__(CopySlices)
+    cs._seq = next_sequence_nr()
+    cs.next_functions = (edge_of(base),) + fn.next_functions[1:]
+    cs._in_meta = ((base._data.shape, base._data.dtype),) + fn._in_meta[1:]
+    cs._extra = None
+    cs.fn = fn
+    cs._positions = view_positions(view._data, base._data)
+    cs._base_shape = base._data.shape
+    base._grad_fn = cs
+    base._requires_grad = True
+    base._output_nr = 0
+    _set_as_strided(view, base)
+
+
+# ----------------------------------------------------------------------------- views re-derived from the base
+class AsStridedBackward0(Node):
+    """A view's history after its base was written in place: scatter the view's grad into the base."""
+
+    __slots__ = ("_positions", "_base_shape")
+
+    def apply(self, grads: list) -> list:
+        from .indexing import index_add_zeros
+        g = grads[0]
+        n = 1
+        for s in self._base_shape:
+            n *= s
+        flat = index_add_zeros(g.reshape(-1), (n,), (self._positions.reshape(-1),))
+        return [flat.reshape(self._base_shape)]
+
+
+def _set_as_strided(view: Tensor, base: Tensor) -> None:
+    node = object.__new__(AsStridedBackward0)
+    node._seq = next_sequence_nr()
+    node.next_functions = (edge_of(base),)
+    node._in_meta = ((base._data.shape, base._data.dtype),)
+    node._extra = None
+    node._positions = view_positions(view._data, base._data)
+    node._base_shape = base._data.shape
+    view._grad_fn = node
+    view._requires_grad = True
+    view._output_nr = 0
+    view._view_v = view._vc.v
+
+
+def regenerate_view_grad_fn(view: Tensor) -> None:
+    """Called lazily when a view's version moved on since its grad_fn was computed."""
+    view._view_v = view._vc.v
+    m = view._meta
+    if m is not None and m.view_kind is not None:
+        return
+    base = view._base
+    if base._requires_grad or base._grad_fn is not None:
+        _set_as_strided(view, base)
+
+
+def view_positions(view_arr: np.ndarray, base_arr: np.ndarray) -> np.ndarray:
+    """For each element of a view, its flat (C-order) index in the base array."""
+    item = base_arr.itemsize
+    start = view_arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
+    addr = np.full(view_arr.shape, start, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(view_arr.shape, view_arr.strides)):
+        shape = [1] * view_arr.ndim
+        shape[d] = n
+        addr = addr + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    if base_arr.flags.c_contiguous:
+        return addr // item
+    base_addr = np.zeros(base_arr.shape, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(base_arr.shape, base_arr.strides)):
+        shape = [1] * base_arr.ndim
+        shape[d] = n
+        base_addr = base_addr + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    flat = base_addr.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    return order[np.searchsorted(flat[order], addr)]
+
+
+# ----------------------------------------------------------------------------- public in-place entry points
+def _operand(other, self: Tensor) -> Tensor:
+    if isinstance(other, Tensor):
+        return other
+    if isinstance(other, (list, tuple, np.ndarray)):
+        from .._creation import tensor
+        return tensor(other)
+    dt = D.result_type(self, other)
+    return _make(np.asarray(other, dtype=dt.np))
+
+
+def binary_(op, self: Tensor, other, params: tuple = (), name: str = "") -> Tensor:
+    o = _operand(other, self)
+    try:
+        shape = np.broadcast_shapes(self._data.shape, o._data.shape)
+    except ValueError:
+        shape = None
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                           f"{list(shape) if shape is not None else list(o._data.shape)}: an in-place op cannot "
+                           "change the shape of the tensor it writes into.")
+    return inplace(op, self, (o,), params, name)
+
+
+def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
+    return binary_(COPY, self, src, (), "copy_")
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return inplace(FILL_T, self, (value,), (), "fill_")
+    return inplace(FILL, self, (), (value,), "fill_")
+
+
+def zero_(self: Tensor) -> Tensor:
+    return inplace(ZERO, self, (), (), "zero_")
+
+
+def random_fill_(self: Tensor, arr: np.ndarray, name: str) -> Tensor:
+    return inplace(RANDOM_FILL, self, (), (arr,), name)
+
+
+def setitem(self: Tensor, key, value) -> None:
+    """``t[key] = value``: basic keys write through a view (CopySlices), advanced ones use index_put_."""
+    from .indexing import _is_advanced, getitem, normalize_key
+    nkey = normalize_key(key)
+    if any(_is_advanced(k) for k in nkey):
+        v = _operand(value, self)
+        inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
+        return
+    view = getitem(self, key)
+    if isinstance(value, Tensor):
+        copy_(view, value)
+    else:
+        if isinstance(value, (list, tuple, np.ndarray)):
+            copy_(view, _operand(value, self))
+        else:
+            fill_(view, value)
+
+
+def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    return inplace(INDEX_PUT, self, (_operand(values, self),), (key, accumulate), "index_put_")

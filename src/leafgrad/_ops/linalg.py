@@ -1,0 +1,203 @@
+"""Matrix products: mm, bmm, mv, dot, addmm (what nn.Linear records), and matmul's folding
+into them, which follows torch so the recorded grad_fn names match."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from .registry import apply, defop
+
+MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
+           (lambda g, self, mat2: g.mm(mat2.t()), lambda g, self, mat2: self.t().mm(g)),
+           saved=("self", "input1"), n_in=2)
+MM.node_cls._saved_names = ("self", "mat2")
+BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
+            (lambda g, self, mat2: g.bmm(mat2.transpose(1, 2)), lambda g, self, mat2: self.transpose(1, 2).bmm(g)),
+            saved=("self", "input1"), n_in=2)
+BMM.node_cls._saved_names = ("self", "mat2")
+MV = defop("MvBackward0", lambda xp, a, v: xp.matmul(a, v),
+           (lambda g, self, vec: g.unsqueeze(1) * vec.unsqueeze(0), lambda g, self, vec: self.t().mv(g)),
+           saved=("self", "input1"), n_in=2)
+MV.node_cls._saved_names = ("self", "vec")
+DOT = defop("DotBackward0", lambda xp, a, b: xp.dot(a, b),
+            (lambda g, self, tensor: g * tensor, lambda g, self, tensor: g * self), saved=("self", "input1"), n_in=2)
+DOT.node_cls._saved_names = ("self", "tensor")
+
+
+def _addmm_fwd(xp, bias, a, b, beta, alpha):
+    out = xp.matmul(a, b)
+    if alpha != 1:
+        out *= alpha
+    out += bias if beta == 1 else beta * bias
+    return out
+
+
+ADDMM = defop("AddmmBackward0", _addmm_fwd,
+              (lambda g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
+               lambda g, mat1, mat2, beta, alpha: g.mm(mat2.t()) if alpha == 1 else g.mm(mat2.t()) * alpha,
+               lambda g, mat1, mat2, beta, alpha: mat1.t().mm(g) if alpha == 1 else mat1.t().mm(g) * alpha),
+              saved=("input1", "input2", "beta", "alpha"), n_in=3)
+ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
+
+
+def _same_dtype(a: Tensor, b: Tensor, name: str) -> None:
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.capitalize()} != "
+                           f"{b.dtype.name.capitalize()} (in {name}). Convert one with .to(other.dtype).")
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
+    if input._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input._data.shape[0]}x{input._data.shape[1]} and "
+            f"{mat2._data.shape[0]}x{mat2._data.shape[1]})")
+    _same_dtype(input, mat2, "mm")
+    return apply(MM, (input, mat2))
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input._data.ndim != 3 or mat2._data.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if input._data.shape[0] != mat2._data.shape[0] or input._data.shape[2] != mat2._data.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{input._data.shape[0]}, "
+            f"{input._data.shape[2]}] but got: [{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
+    _same_dtype(input, mat2, "bmm")
+    return apply(BMM, (input, mat2))
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input._data.ndim != 2 or vec._data.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat "
+                           f"({'x'.join(map(str, input._data.shape))}), vec ({vec._data.shape[0]})")
+    _same_dtype(input, vec, "mv")
+    return apply(MV, (input, vec))
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    if input._data.shape != tensor._data.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and src "
+                           f"[{tensor._data.shape[0]}] to have the same number of elements, but got "
+                           f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively")
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{input.dtype.name.capitalize()} and {tensor.dtype.name.capitalize()}")
+    return apply(DOT, (input, tensor))
+
+
+vdot = inner = dot
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if mat1._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1._data.shape[0]}x{mat1._data.shape[1]} and "
+            f"{mat2._data.shape[0]}x{mat2._data.shape[1]})")
+    _same_dtype(mat1, mat2, "addmm")
+    return apply(ADDMM, (input, mat1, mat2), (beta, alpha))
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return input.reshape(-1, 1) * vec2
+
+
+ger = outer
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """torch.matmul, folded into dot/mv/mm/bmm exactly where torch folds it."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {input.dtype.name.capitalize()} != "
+                           f"{other.dtype.name.capitalize()}")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return mm(input.unsqueeze(0), other).squeeze(0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da >= 3 and db <= 2:
+        # fold the batch into the rows: one BLAS call
+        lead = input._data.shape[:-1]
+        k = input._data.shape[-1]
+        if db == 1:
+            out = mv(input.reshape(-1, k), other)
+            return _unsafe_view(out, lead)
+        _check_inner(input, other)
+        out = mm(input.reshape(-1, k), other)
+        return _unsafe_view(out, lead + (other._data.shape[-1],))
+    # general batched case: broadcast batch dims, run one bmm
+    a = input.unsqueeze(0) if da == 1 else input
+    b = other.unsqueeze(-1) if db == 1 else other
+    _check_inner(a, b)
+    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    n, k = a._data.shape[-2:]
+    m = b._data.shape[-1]
+    nb = int(np.prod(batch)) if batch else 1
+    a3 = a.expand(batch + (n, k)).reshape(nb, n, k)
+    b3 = b.expand(batch + (k, m)).reshape(nb, k, m)
+    out = _unsafe_view(bmm(a3, b3), batch + (n, m))
+    if da == 1:
+        out = out.squeeze(-2)
+    if db == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def _check_inner(a: Tensor, b: Tensor) -> None:
+    ka = a._data.shape[-1]
+    kb = b._data.shape[-2] if b._data.ndim >= 2 else b._data.shape[0]
+    if ka != kb:
+        sa = "x".join(map(str, a._data.shape[-2:] if a._data.ndim >= 2 else a._data.shape))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({int(np.prod(a._data.shape[:-1]))}x{ka} and "
+                           f"{kb}x{b._data.shape[-1]})" if sa else "shape mismatch")
+
+
+def _unsafe_view(t: Tensor, shape) -> Tensor:
+    from .shape import UNSAFE_VIEW
+    return apply(UNSAFE_VIEW, (t,), (tuple(shape),))
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """Two-operand einsum through matmul-free broadcasting (differentiable via mul + sum)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    lhs, _, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    letters = sorted(set("".join(terms)))
+    if not _:
+        rhs = "".join(c for c in letters if lhs.count(c) == 1)
+    out_letters = list(rhs)
+    all_letters = out_letters + [c for c in letters if c not in out_letters]
+    prod = None
+    for term, t in zip(terms, operands):
+        if len(set(term)) != len(term):
+            raise NotImplementedError("einsum with repeated indices in one operand is not supported")
+        perm = sorted(range(len(term)), key=lambda i: all_letters.index(term[i]))
+        x = t.permute(perm) if perm != list(range(len(term))) else t
+        present = [term[i] for i in perm]
+        shape = []
+        j = 0
+        for c in all_letters:
+            if j < len(present) and present[j] == c:
+                shape.append(x._data.shape[j])
+                j += 1
+            else:
+                shape.append(1)
+        x = x.reshape(shape)
+        prod = x if prod is None else prod * x
+    red = tuple(range(len(out_letters), len(all_letters)))
+    return prod.sum(red) if red else prod

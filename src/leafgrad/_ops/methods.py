@@ -1,0 +1,255 @@
+"""Bind the ops onto Tensor as methods and operators (``t.exp()``, ``a + b``, ``t.add_(1)``).
+
+Nothing is defined here: every name points at the one definition in the op modules.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._backend import backend_for_device, device as Device
+from .._tensor import Tensor
+from . import indexing as I
+from . import inplace as IP
+from . import linalg as L
+from . import pointwise as P
+from . import reduction as R
+from . import shape as S
+from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
+
+
+def _swap(fn):
+    def r(self, other):
+        return fn(other, self)
+    return r
+
+
+def _to(self: Tensor, *args, **kwargs) -> Tensor:
+    """to(dtype) / to(device) / to(tensor) / to(device, dtype): returns self when nothing changes."""
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
+            dtype = a
+        elif isinstance(a, (str, Device)):
+            dev = a
+        elif isinstance(a, np.dtype) or (isinstance(a, type) and issubclass(a, np.generic)):
+            dtype = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    if dev is not None:
+        backend_for_device(dev)  # clear error for cuda while there is no GPU backend
+    if dtype is None:
+        return P.clone(self) if copy else self
+    return P.to_dtype(self, D.to_dtype(dtype), copy=copy)
+
+
+def _cast(dt):
+    def m(self, memory_format=None):
+        return P.to_dtype(self, dt)
+    return m
+
+
+def _new_factory(fn):
+    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return m
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    from .._creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    from .._creation import full
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _max_method(self, dim=None, keepdim=False):
+    return R.max(self, dim, keepdim)
+
+
+def _min_method(self, dim=None, keepdim=False):
+    return R.min(self, dim, keepdim)
+
+
+def _masked_select(self, mask):
+    return I.getitem(self, mask.expand_as(self) if mask.shape != self.shape else mask)
+
+
+def _unary_(op, name):
+    def m(self):
+        return IP.inplace(op, self, (), (), name)
+    m.__name__ = name
+    return m
+
+
+def _binary_(op, name, with_alpha=False):
+    if with_alpha:
+        def m(self, other, *, alpha=1):
+            return IP.binary_(op, self, other, (alpha,), name)
+    else:
+        def m(self, other):
+            return IP.binary_(op, self, other, (), name)
+    m.__name__ = name
+    return m
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        return IP.copy_(self, P.div(self, other, rounding_mode=rounding_mode))
+    if not self.dtype.is_floating_point and not self.dtype.is_complex:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {self.dtype.name.capitalize()}")
+    return IP.binary_(P.DIV, self, other, (), "div_")
+
+
+def _pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return IP.binary_(P.POW_TENSOR, self, exponent, (), "pow_")
+    return IP.inplace(P.POW_SCALAR, self, (), (exponent,), "pow_")
+
+
+def _clamp_(self, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return IP.copy_(self, P.clamp(self, min, max))
+    return IP.inplace(P.CLAMP, self, (), (min, max), "clamp_")
+
+
+def _masked_fill_(self, mask, value):
+    if isinstance(value, Tensor):
+        return IP.inplace(I.MASKED_FILL_T, self, (value,), (mask,), "masked_fill_")
+    return IP.inplace(I.MASKED_FILL, self, (), (mask, value), "masked_fill_")
+
+
+def _T(self):
+    if self._data.ndim == 2:
+        return S.t(self)
+    return S.permute(self, tuple(range(self._data.ndim))[::-1])
+
+
+def _mT(self):
+    return S.transpose(self, -2, -1)
+
+
+METHODS = {
+    # arithmetic
+    "add": P.add, "sub": P.sub, "subtract": P.sub, "mul": P.mul, "multiply": P.mul, "div": P.div, "divide": P.div,
+    "true_divide": P.div, "floor_divide": P.floor_divide, "remainder": P.remainder, "fmod": P.fmod,
+    "neg": P.neg, "negative": P.neg, "reciprocal": P.reciprocal, "pow": P.pow, "square": P.square,
+    "exp": P.exp, "expm1": P.expm1, "log": P.log, "log2": P.log2, "log10": P.log10, "log1p": P.log1p,
+    "sqrt": P.sqrt, "rsqrt": P.rsqrt, "sin": P.sin, "cos": P.cos, "tan": P.tan, "atan": P.atan, "tanh": P.tanh,
+    "sigmoid": P.sigmoid, "relu": P.relu, "abs": P.abs, "absolute": P.abs, "sign": P.sign, "erf": P.erf,
+    "clamp": P.clamp, "clip": P.clamp, "clamp_min": P.clamp_min, "clamp_max": P.clamp_max,
+    "maximum": P.maximum, "minimum": P.minimum, "fmax": P.fmax, "fmin": P.fmin, "conj": P.conj,
+    "clone": P.clone, "floor": P.floor, "ceil": P.ceil, "round": P.round, "trunc": P.trunc,
+    "eq": P.eq, "ne": P.ne, "lt": P.lt, "le": P.le, "gt": P.gt, "ge": P.ge, "greater": P.gt, "less": P.lt,
+    "logical_and": P.logical_and, "logical_or": P.logical_or, "logical_xor": P.logical_xor,
+    "logical_not": P.logical_not, "bitwise_not": P.bitwise_not, "isnan": P.isnan, "isinf": P.isinf,
+    "isfinite": P.isfinite, "equal": P.equal, "allclose": P.allclose, "isclose": P.isclose,
+    "where": lambda self, condition, other: P.where(condition, self, other),
+    # reductions
+    "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": _max_method, "min": _min_method, "amax": R.amax,
+    "amin": R.amin, "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax,
+    "log_softmax": R.log_softmax, "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any,
+    "count_nonzero": R.count_nonzero, "cumsum": R.cumsum,
+    # linear algebra
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    "addmm": L.addmm,
+    # shape
+    "view": S.view, "reshape": S.reshape, "flatten": S.flatten, "unflatten": S.unflatten,
+    "transpose": S.transpose, "swapaxes": S.transpose, "swapdims": S.transpose, "permute": S.permute, "t": S.t,
+    "movedim": S.movedim, "squeeze": S.squeeze, "unsqueeze": S.unsqueeze, "expand": S.expand,
+    "expand_as": S.expand_as, "broadcast_to": S.broadcast_to, "narrow": S.narrow, "select": S.select,
+    "diagonal": S.diagonal, "flip": S.flip, "split": S.split, "chunk": S.chunk, "tensor_split": S.tensor_split,
+    "unbind": S.unbind, "contiguous": S.contiguous, "repeat": S.repeat, "tile": S.tile, "roll": S.roll,
+    "view_as": lambda self, other: S.view(self, other.shape), "reshape_as": lambda self, other: S.reshape(self, other.shape),
+    # indexing
+    "gather": I.gather, "index_select": I.index_select, "masked_fill": I.masked_fill, "nonzero": I.nonzero,
+    "masked_select": _masked_select, "take": I.take, "scatter_add": I.scatter_add, "scatter": I.scatter,
+    "tril": I.tril, "triu": I.triu, "index_put": IP.index_put,
+    # conversion
+    "to": _to, "double": _cast(D.float64), "float": _cast(D.float32), "half": _cast(D.float16),
+    "bfloat16": _cast(D.bfloat16), "long": _cast(D.int64), "int": _cast(D.int32), "short": _cast(D.int16),
+    "char": _cast(D.int8), "byte": _cast(D.uint8), "bool": _cast(D.bool),
+    "type_as": lambda self, other: P.to_dtype(self, other.dtype),
+    "new_zeros": None, "new_ones": None, "new_empty": None, "new_tensor": _new_tensor, "new_full": _new_full,
+    # in place
+    "add_": _binary_(P.ADD, "add_", True), "sub_": _binary_(P.SUB, "sub_", True),
+    "subtract_": _binary_(P.SUB, "sub_", True), "mul_": _binary_(P.MUL, "mul_"),
+    "multiply_": _binary_(P.MUL, "mul_"), "div_": _div_, "divide_": _div_, "true_divide_": _div_, "pow_": _pow_,
+    "neg_": _unary_(P.NEG, "neg_"), "exp_": _unary_(P.EXP, "exp_"), "log_": _unary_(P.LOG, "log_"),
+    "log1p_": _unary_(P.LOG1P, "log1p_"), "sqrt_": _unary_(P.SQRT, "sqrt_"), "rsqrt_": _unary_(P.RSQRT, "rsqrt_"),
+    "abs_": _unary_(P.ABS, "abs_"), "sin_": _unary_(P.SIN, "sin_"), "cos_": _unary_(P.COS, "cos_"),
+    "relu_": _unary_(P.RELU, "relu_"), "sigmoid_": _unary_(P.SIGMOID, "sigmoid_"),
+    "tanh_": _unary_(P.TANH, "tanh_"), "reciprocal_": _unary_(P.RECIPROCAL, "reciprocal_"),
+    "sign_": _unary_(P.SIGN, "sign_"), "clamp_": _clamp_, "clip_": _clamp_,
+    "clamp_min_": lambda self, min: _clamp_(self, min=min), "clamp_max_": lambda self, max: _clamp_(self, max=max),
+    "zero_": IP.zero_, "fill_": IP.fill_, "copy_": IP.copy_, "masked_fill_": _masked_fill_,
+    "index_put_": IP.index_put_, "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_,
+    "exponential_": exponential_, "random_": random_,
+}
+
+for _name, _fn in METHODS.items():
+    if _fn is not None:
+        setattr(Tensor, _name, _fn)
+
+from .._creation import empty as _empty, ones as _ones, zeros as _zeros  # noqa: E402
+
+Tensor.new_zeros = _new_factory(_zeros)
+Tensor.new_ones = _new_factory(_ones)
+Tensor.new_empty = _new_factory(_empty)
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.H = property(lambda self: P.conj(_T(self)))
+Tensor.real = property(lambda self: Tensor._make(np.real(self._data)))
+Tensor.imag = property(lambda self: Tensor._make(np.imag(self._data)))
+
+# ----------------------------------------------------------------------------- operators
+Tensor.__add__ = P.add
+Tensor.__radd__ = _swap(P.add)
+Tensor.__iadd__ = lambda self, other: IP.binary_(P.ADD, self, other, (1,), "add_ (+=)")
+Tensor.__sub__ = P.sub
+Tensor.__rsub__ = lambda self, other: P.rsub(self, other)
+Tensor.__isub__ = lambda self, other: IP.binary_(P.SUB, self, other, (1,), "sub_ (-=)")
+Tensor.__mul__ = P.mul
+Tensor.__rmul__ = _swap(P.mul)
+Tensor.__imul__ = lambda self, other: IP.binary_(P.MUL, self, other, (), "mul_ (*=)")
+Tensor.__truediv__ = P.div
+Tensor.__rtruediv__ = lambda self, other: P.mul(P.reciprocal(self), other)
+Tensor.__itruediv__ = lambda self, other: _div_(self, other)
+Tensor.__floordiv__ = P.floor_divide
+Tensor.__rfloordiv__ = _swap(P.floor_divide)
+Tensor.__mod__ = P.remainder
+Tensor.__rmod__ = _swap(P.remainder)
+Tensor.__pow__ = P.pow
+Tensor.__rpow__ = _swap(P.pow)
+Tensor.__ipow__ = _pow_
+Tensor.__matmul__ = L.matmul
+Tensor.__rmatmul__ = _swap(L.matmul)
+Tensor.__neg__ = P.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = P.abs
+Tensor.__invert__ = P.bitwise_not
+Tensor.__and__ = P.bitwise_and
+Tensor.__rand__ = _swap(P.bitwise_and)
+Tensor.__or__ = P.bitwise_or
+Tensor.__ror__ = _swap(P.bitwise_or)
+Tensor.__xor__ = P.bitwise_xor
+Tensor.__rxor__ = _swap(P.bitwise_xor)
+Tensor.__iand__ = lambda self, other: IP.copy_(self, P.bitwise_and(self, other))
+Tensor.__ior__ = lambda self, other: IP.copy_(self, P.bitwise_or(self, other))
+Tensor.__eq__ = P.eq
+Tensor.__ne__ = P.ne
+Tensor.__lt__ = P.lt
+Tensor.__le__ = P.le
+Tensor.__gt__ = P.gt
+Tensor.__ge__ = P.ge
+Tensor.__getitem__ = I.getitem
+Tensor.__setitem__ = IP.setitem
+Tensor.__hash__ = lambda self: id(self)

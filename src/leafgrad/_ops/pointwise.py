@@ -1,0 +1,543 @@
+"""Element-wise ops: arithmetic, unary math, activations, comparisons, where/clamp/maximum.
+
+Each ``defop`` below is the single definition of an op: forward on arrays, one
+backward formula per input written in leafgrad ops (so it can itself be
+differentiated), and the grad_fn name torch shows. Broadcast reduction and dtype
+cast-back are the engine's job, never a formula's.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from .registry import apply, apply_nograd, defop
+
+_make = Tensor._make
+
+# ----------------------------------------------------------------------------- arithmetic
+ADD = defop("AddBackward0", lambda xp, a, b, alpha: a + b if alpha == 1 else a + alpha * b,
+            (lambda g, alpha: g, lambda g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
+SUB = defop("SubBackward0", lambda xp, a, b, alpha: a - b if alpha == 1 else a - alpha * b,
+            (lambda g, alpha: g, lambda g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
+RSUB = defop("RsubBackward1", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
+             (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g, alpha: g), saved=("alpha",), n_in=2)
+MUL = defop("MulBackward0", lambda xp, a, b: a * b,
+            (lambda g, self, other: g * other.conj(), lambda g, self, other: g * self.conj()),
+            saved=("self", "other"), n_in=2)
+DIV = defop("DivBackward0", lambda xp, a, b: a / b,
+            (lambda g, self, other: g / other, lambda g, self, other: -g * self / (other * other)),
+            saved=("self", "other"), n_in=2)
+NEG = defop("NegBackward0", lambda xp, a: -a, lambda g: -g)
+RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda g, result: -g * result * result,
+                   saved=("result",))
+
+
+def _pow_scalar_fwd(xp, a, exponent):
+    return a ** exponent
+
+
+def _pow_scalar_bwd(g, self, exponent):
+    if exponent == 0:
+        return g * 0
+    return g * (exponent * self.pow(exponent - 1))
+
+
+POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
+
+
+def _pow_exp_grad(g, self, exponent, result):
+    # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
+    safe = where(logical_and(self == 0, exponent >= 0), zeros_like_t(self), self.log())
+    return g * result * safe
+
+
+POW_TENSOR = defop("PowBackward1", lambda xp, a, b: a ** b,
+                   (lambda g, self, exponent, result: g * exponent * self.pow(exponent - 1), _pow_exp_grad),
+                   saved=("self", "input1", "result"), n_in=2)
+POW_SCALAR_BASE = defop("PowBackward2", lambda xp, e, base: np.power(base, e),
+                        lambda g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
+                        saved=("result", "base"))
+
+# ----------------------------------------------------------------------------- unary math
+EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda g, result: g * result, saved=("result",))
+EXPM1 = defop("Expm1Backward0", lambda xp, a: xp.expm1(a), lambda g, result: g * (result + 1), saved=("result",))
+LOG = defop("LogBackward0", lambda xp, a: xp.log(a), lambda g, self: g / self, saved=("self",))
+LOG2 = defop("Log2Backward0", lambda xp, a: xp.log2(a), lambda g, self: g / (self * float(np.log(2))), saved=("self",))
+LOG10 = defop("Log10Backward0", lambda xp, a: xp.log10(a), lambda g, self: g / (self * float(np.log(10))),
+              saved=("self",))
+LOG1P = defop("Log1PBackward0", lambda xp, a: xp.log1p(a), lambda g, self: g / (self + 1), saved=("self",))
+SQRT = defop("SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda g, result: g / (2 * result), saved=("result",))
+RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda g, result: -0.5 * g * result.pow(3),
+              saved=("result",))
+SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda g, self: g * self.cos(), saved=("self",))
+COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda g, self: -g * self.sin(), saved=("self",))
+TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda g, result: g * (1 + result * result), saved=("result",))
+TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: g * (1 - result * result),
+             saved=("result",))
+SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a), lambda g, result: g * result * (1 - result),
+                saved=("result",))
+RELU = defop("ReluBackward0", lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False),
+             lambda g, result: g * (result > 0), saved=("result",))
+ABS = defop("AbsBackward0", lambda xp, a: xp.abs(a), lambda g, self: g * self.sign(), saved=("self",))
+SIGN = defop("SignBackward0", lambda xp, a: xp.sign(a), lambda g: g * 0)
+ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
+            lambda g, self: g * (2 / float(np.sqrt(np.pi))) * (-(self * self)).exp(), saved=("self",))
+ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda g, self: g / (1 + self * self), saved=("self",))
+CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda g: g.conj())
+
+
+def _sigmoid(xp, a):
+    # split by sign so neither branch overflows in exp
+    out = xp.empty_like(a)
+    pos = a >= 0
+    out[pos] = 1 / (1 + xp.exp(-a[pos]))
+    e = xp.exp(a[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+def _erf(xp, a):
+    try:
+        from scipy.special import erf  # exact where SciPy is installed
+        return erf(a).astype(a.dtype, copy=False)
+    except ImportError:
+        import math
+        return np.vectorize(math.erf, otypes=[a.dtype])(a)
+
+
+def _clamp_fwd(xp, a, min, max):
+    out = a
+    if min is not None:
+        out = xp.maximum(out, min)
+    if max is not None:
+        out = xp.minimum(out, max)
+    return out.astype(a.dtype, copy=False) if out is not a else out.copy()
+
+
+def _clamp_bwd(g, self, min, max):
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        m2 = self <= max
+        mask = m2 if mask is None else logical_and(mask, m2)
+    return g * mask
+
+
+CLAMP = defop("ClampBackward1", _clamp_fwd, _clamp_bwd, saved=("self", "min", "max"))
+WHERE = defop("WhereBackward0", lambda xp, c, a, b: xp.where(c, a, b),
+              (None, lambda g, condition: where(condition, g, 0.0), lambda g, condition: where(condition, 0.0, g)),
+              saved=("input0",), n_in=3)
+# torch names the saved condition "condition": keep the attribute name readable
+WHERE.node_cls._saved_names = ("condition",)
+
+
+def _max_grad(g, self, other):
+    return where(self == other, g / 2, g).masked_fill(self < other, 0)
+
+
+MAXIMUM = defop("MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
+                (_max_grad, lambda g, self, other: _max_grad(g, other, self)), saved=("self", "other"), n_in=2)
+def _min_grad(g, self, other):
+    return where(self == other, g / 2, g).masked_fill(self > other, 0)
+
+
+MINIMUM = defop("MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
+                (_min_grad, lambda g, self, other: _min_grad(g, other, self)), saved=("self", "other"), n_in=2)
+CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda g: g)
+
+
+# ----------------------------------------------------------------------------- promotion front-end
+def _scalar_tensor(x, dt: D.dtype) -> Tensor:
+    return _make(np.asarray(x, dtype=dt.np))
+
+
+def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Tensor:
+    """Apply a two-input op after torch's type promotion; Python scalars become 0-dim inputs."""
+    ta = isinstance(a, Tensor)
+    tb = isinstance(b, Tensor)
+    if ta and tb:
+        if a._data.dtype == b._data.dtype and out_dtype is None:
+            return apply(op, (a, b), params)
+        dt = D.result_type(a, b)
+    else:
+        if not ta and not tb:
+            raise TypeError(f"expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
+        other = b if ta else a
+        if not isinstance(other, (int, float, bool, complex, np.generic)):
+            other = _coerce(other)
+            return binary(op, a if ta else other, other if ta else b, params, out_dtype)
+        dt = D.result_type(a, b)
+        if ta:
+            b = _scalar_tensor(b, dt)
+        else:
+            a = _scalar_tensor(a, dt)
+    if out_dtype is not None:
+        dt = out_dtype
+    return apply(op, (a, b), params, cast=dt.np)
+
+
+def _coerce(x) -> Tensor:
+    if isinstance(x, np.ndarray):
+        return _make(x)
+    if isinstance(x, (list, tuple)):
+        from .._creation import tensor
+        return tensor(x)
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+def _float_result(a) -> D.dtype:
+    d = a.dtype
+    return d if d.is_floating_point or d.is_complex else D.get_default_dtype()
+
+
+def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
+    """Unary math on an int/bool tensor computes in the default float dtype, as torch."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"expected a Tensor, got {type(a).__name__}")
+    d = a._data.dtype
+    if d.kind in "fc":
+        return apply(op, (a,), params)
+    return apply(op, (a,), params, cast=D.get_default_dtype().np)
+
+
+# ----------------------------------------------------------------------------- public functions
+def add(input, other, *, alpha=1) -> Tensor:
+    return binary(ADD, input, other, (alpha,))
+
+
+def sub(input, other, *, alpha=1) -> Tensor:
+    if isinstance(input, Tensor) and input.dtype is D.bool and isinstance(other, Tensor) and other.dtype is D.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    return binary(SUB, input, other, (alpha,))
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    return binary(RSUB, input, other, (alpha,))
+
+
+def mul(input, other) -> Tensor:
+    return binary(MUL, input, other)
+
+
+def div(input, other, *, rounding_mode=None) -> Tensor:
+    if rounding_mode is None:
+        ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
+        dt = D.result_type(input, other)
+        if not (dt.is_floating_point or dt.is_complex):
+            return binary(DIV, input, other, out_dtype=D.get_default_dtype())
+        return binary(DIV, input, other)
+    a = input if isinstance(input, Tensor) else None
+    fn = {"floor": lambda xp, x, y: xp.floor_divide(x, y), "trunc": lambda xp, x, y: xp.trunc(x / y)}
+    if rounding_mode not in fn:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    x, y = (input, other)
+    dt = D.result_type(x, y)
+    xa = x._data if isinstance(x, Tensor) else np.asarray(x)
+    ya = y._data if isinstance(y, Tensor) else np.asarray(y)
+    out = fn[rounding_mode](np, xa, ya)
+    return _make(np.asarray(out).astype(dt.np))
+
+
+true_divide = divide = div
+
+
+def floor_divide(input, other) -> Tensor:
+    return div(input, other, rounding_mode="floor")
+
+
+def remainder(input, other) -> Tensor:
+    dt = D.result_type(input, other)
+    xa = input._data if isinstance(input, Tensor) else np.asarray(input)
+    ya = other._data if isinstance(other, Tensor) else np.asarray(other)
+    return _make(np.asarray(np.mod(xa, ya)).astype(dt.np))
+
+
+fmod = remainder
+
+
+def neg(input: Tensor) -> Tensor:
+    if input.dtype is D.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return apply(NEG, (input,))
+
+
+negative = neg
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return unary_float(RECIPROCAL, input)
+
+
+def pow(input, exponent) -> Tensor:
+    if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        if isinstance(exponent, (list, tuple, np.ndarray)):
+            return binary(POW_TENSOR, input, _coerce(exponent))
+        dt = D.result_type(input, exponent)
+        if dt is input.dtype:
+            return apply(POW_SCALAR, (input,), (exponent,))
+        return apply(POW_SCALAR, (input,), (exponent,), cast=dt.np)
+    if not isinstance(input, Tensor):
+        dt = D.result_type(input, exponent)
+        cast = None if dt is exponent.dtype else dt.np
+        return apply(POW_SCALAR_BASE, (exponent,), (input,), cast=cast)
+    return binary(POW_TENSOR, input, exponent)
+
+
+def square(input: Tensor) -> Tensor:
+    return pow(input, 2)
+
+
+def exp(input: Tensor) -> Tensor:
+    return unary_float(EXP, input)
+
+
+def expm1(input: Tensor) -> Tensor:
+    return unary_float(EXPM1, input)
+
+
+def log(input: Tensor) -> Tensor:
+    return unary_float(LOG, input)
+
+
+def log2(input: Tensor) -> Tensor:
+    return unary_float(LOG2, input)
+
+
+def log10(input: Tensor) -> Tensor:
+    return unary_float(LOG10, input)
+
+
+def log1p(input: Tensor) -> Tensor:
+    return unary_float(LOG1P, input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return unary_float(SQRT, input)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return unary_float(RSQRT, input)
+
+
+def sin(input: Tensor) -> Tensor:
+    return unary_float(SIN, input)
+
+
+def cos(input: Tensor) -> Tensor:
+    return unary_float(COS, input)
+
+
+def tan(input: Tensor) -> Tensor:
+    return unary_float(TAN, input)
+
+
+def atan(input: Tensor) -> Tensor:
+    return unary_float(ATAN, input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return unary_float(TANH, input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return unary_float(SIGMOID, input)
+
+
+def erf(input: Tensor) -> Tensor:
+    return unary_float(ERF, input)
+
+
+def relu(input: Tensor) -> Tensor:
+    return apply(RELU, (input,))
+
+
+def abs(input: Tensor) -> Tensor:
+    return apply(ABS, (input,))
+
+
+absolute = abs
+
+
+def sign(input: Tensor) -> Tensor:
+    return apply(SIGN, (input,))
+
+
+def conj(input: Tensor) -> Tensor:
+    if not input.dtype.is_complex:
+        return input
+    return apply(CONJ, (input,))
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min if isinstance(min, Tensor) else _scalar_tensor(min, input.dtype))
+        if max is not None:
+            out = minimum(out, max if isinstance(max, Tensor) else _scalar_tensor(max, input.dtype))
+        return out
+    return apply(CLAMP, (input,), (min, max))
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max) -> Tensor:
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None) -> Tensor:
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    c = condition if isinstance(condition, Tensor) else _coerce(condition)
+    ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
+    dt = D.result_type(input, other)
+    a = input if ta else _scalar_tensor(input, dt)
+    b = other if tb else _scalar_tensor(other, dt)
+    if c._data.dtype != np.bool_:
+        c = _make(c._data.astype(bool))
+    cast = None if a._data.dtype == b._data.dtype == dt.np else dt.np
+    if cast is not None:
+        a = a if a._data.dtype == cast else _cast_keep_graph(a, dt)
+        b = b if b._data.dtype == cast else _cast_keep_graph(b, dt)
+    return apply(WHERE, (c, a, b))
+
+
+def _cast_keep_graph(t: Tensor, dt: D.dtype) -> Tensor:
+    return t.to(dt) if t.requires_grad else _make(t._data.astype(dt.np))
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return binary(MAXIMUM, input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return binary(MINIMUM, input, other)
+
+
+def fmax(input, other):
+    return maximum(input, other)
+
+
+def fmin(input, other):
+    return minimum(input, other)
+
+
+def zeros_like_t(t: Tensor) -> Tensor:
+    return _make(np.zeros_like(t._data))
+
+
+def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
+    if t._data.dtype == dt.np and not copy:
+        return t
+    return apply(TO_COPY, (t,), (dt.np, t.dtype))
+
+
+TO_COPY = defop("ToCopyBackward0", lambda xp, a, np_dtype, self_dtype: a.astype(np_dtype, copy=True),
+                lambda g, self_dtype: g.to(self_dtype), saved=("self_dtype",))
+
+
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    return apply(CLONE, (input,))
+
+
+# ----------------------------------------------------------------------------- not differentiable
+def _cmp(npfn):
+    def op(input, other) -> Tensor:
+        if isinstance(other, Tensor) and isinstance(input, Tensor):
+            dt = D.result_type(input, other)
+            return _make(np.asarray(npfn(input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False))))
+        if isinstance(input, Tensor):
+            return _make(np.asarray(npfn(input._data, other._data if isinstance(other, Tensor) else other)))
+        return _make(np.asarray(npfn(input, other._data)))
+    op.__name__ = npfn.__name__
+    return op
+
+
+eq = _cmp(np.equal)
+ne = not_equal = _cmp(np.not_equal)
+lt = less = _cmp(np.less)
+le = less_equal = _cmp(np.less_equal)
+gt = greater = _cmp(np.greater)
+ge = greater_equal = _cmp(np.greater_equal)
+logical_and = _cmp(np.logical_and)
+logical_or = _cmp(np.logical_or)
+logical_xor = _cmp(np.logical_xor)
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return _make(np.logical_not(input._data))
+
+
+def _bitwise(npfn):
+    def op(input, other) -> Tensor:
+        a = input._data if isinstance(input, Tensor) else input
+        b = other._data if isinstance(other, Tensor) else other
+        for t in (input, other):
+            if isinstance(t, Tensor) and t.dtype._kind > 1:
+                raise RuntimeError(f"\"{npfn.__name__}_cpu\" not implemented for '{t.dtype.name.capitalize()}': "
+                                   "bitwise ops take bool or integer tensors")
+        return _make(np.asarray(npfn(a, b)))
+    return op
+
+
+bitwise_and = _bitwise(np.bitwise_and)
+bitwise_or = _bitwise(np.bitwise_or)
+bitwise_xor = _bitwise(np.bitwise_xor)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input.dtype._kind > 1:
+        raise RuntimeError("bitwise_not is only supported for integer and boolean tensors")
+    return _make(np.invert(input._data))
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _make(np.isnan(input._data))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return _make(np.isinf(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _make(np.isfinite(input._data))
+
+
+def floor(input: Tensor) -> Tensor:
+    return _make(np.floor(input._data))
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _make(np.ceil(input._data))
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    return _make(np.round(input._data, decimals))
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _make(np.trunc(input._data))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    return _make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))

@@ -1,0 +1,435 @@
+"""Reductions (sum, mean, prod, max/min, amax/amin, var, std, logsumexp, norm) and softmax."""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap_dim
+from .registry import apply, defop
+
+_make = Tensor._make
+_values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+def normalize_dims(dim, ndim: int) -> tuple | None:
+    """None for 'all dims', else a sorted tuple of non-negative axes (errors like torch's)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+        return tuple(sorted(dims))
+    return (_wrap_dim(int(dim), ndim),)
+
+
+def _grad_to_input(g: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
+    """Put back the reduced dims of a gradient so it broadcasts against the input."""
+    if dims is None:
+        return g.reshape((1,) * len(shape)) if len(shape) else g
+    if not keepdim:
+        for d in dims:
+            g = g.unsqueeze(d)
+    return g
+
+
+def _sum_fwd(xp, a, dims, keepdim, np_dtype):
+    axis = dims if dims is None else tuple(dims)
+    return a.sum(axis=axis, keepdims=keepdim, dtype=np_dtype)
+
+
+SUM = defop("SumBackward0", lambda xp, a, np_dtype: a.sum(dtype=np_dtype),
+            lambda g, self_sym_sizes: g.expand(self_sym_sizes), saved=("self_sym_sizes",))
+SUM_DIM = defop("SumBackward1", _sum_fwd,
+                lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
+                    self_sym_sizes), saved=("self_sym_sizes", "dims", "keepdim"))
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+MEAN = defop("MeanBackward0", lambda xp, a: a.mean(),
+             lambda g, self_sym_sizes: g.expand(self_sym_sizes) / builtins.max(_numel(self_sym_sizes), 1),
+             saved=("self_sym_sizes",))
+MEAN_DIM = defop("MeanBackward1", lambda xp, a, dims, keepdim: a.mean(axis=dims, keepdims=keepdim),
+                 lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
+                     self_sym_sizes) / _count(self_sym_sizes, dims), saved=("self_sym_sizes", "dims", "keepdim"))
+
+
+def _count(shape, dims) -> int:
+    return _numel(shape) if dims is None else _numel([shape[d] for d in dims])
+
+
+def _prod_grad(g, self, result, dims, keepdim):
+    shape = self._data.shape
+    gx = _grad_to_input(g, shape, dims, keepdim)
+    rx = _grad_to_input(result, shape, dims, keepdim)
+    if not (self._data == 0).any():
+        return gx * rx / self
+    # with zeros, divide-by-self fails: take the product of the other elements directly
+    data = self._data
+    axes = tuple(range(data.ndim)) if dims is None else dims
+    moved = np.moveaxis(data, axes, tuple(range(data.ndim - len(axes), data.ndim)))
+    flat = moved.reshape(moved.shape[:data.ndim - len(axes)] + (-1,))
+    n = flat.shape[-1]
+    left = np.concatenate([np.ones(flat.shape[:-1] + (1,), flat.dtype), np.cumprod(flat, -1)[..., :-1]], -1)
+    right = np.concatenate([np.cumprod(flat[..., ::-1], -1)[..., ::-1][..., 1:],
+                            np.ones(flat.shape[:-1] + (1,), flat.dtype)], -1)
+    others = (left * right).reshape(moved.shape)
+    others = np.moveaxis(others, tuple(range(data.ndim - len(axes), data.ndim)), axes)
+    del n
+    return gx * _make(np.ascontiguousarray(others))
+
+
+PROD = defop("ProdBackward0", lambda xp, a, dims, keepdim: a.prod(),
+             lambda g, self, result, dims, keepdim: _prod_grad(g, self, result, None, False),
+             saved=("self", "result", "dims", "keepdim"))
+PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: a.prod(axis=dims, keepdims=keepdim),
+                 _prod_grad, saved=("self", "result", "dims", "keepdim"))
+
+
+def _evenly(g, self, result):
+    mask = self == result
+    return g * mask / mask.sum()
+
+
+MAX_ALL = defop("MaxBackward1", lambda xp, a: a.max(), _evenly, saved=("self", "result"))
+MIN_ALL = defop("MinBackward1", lambda xp, a: a.min(), _evenly, saved=("self", "result"))
+
+
+def _select_back(grads, dim, keepdim, self_sym_sizes, indices):
+    from .indexing import scatter_into_zeros
+    g = grads[0]
+    if g is None:
+        return None
+    idx = indices
+    if not keepdim:
+        g = g.unsqueeze(dim)
+        idx = idx.unsqueeze(dim)
+    return scatter_into_zeros(self_sym_sizes, dim, idx, g)
+
+
+def _max_dim_fwd(xp, a, dim, keepdim, which):
+    idx = a.argmax(axis=dim) if which == "max" else a.argmin(axis=dim)
+    idx_k = xp.expand_dims(idx, dim)
+    vals = xp.take_along_axis(a, idx_k, axis=dim)
+    if not keepdim:
+        vals = vals.squeeze(dim)
+        return vals, idx.astype(np.int64)
+    return vals, idx_k.astype(np.int64)
+
+
+MAX_DIM = defop("MaxBackward0", _max_dim_fwd,
+                lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
+                                                                                  result1),
+                saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
+MIN_DIM = defop("MinBackward0", _max_dim_fwd,
+                lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
+                                                                                  result1),
+                saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
+
+
+def _amax_grad(g, self, result, dims, keepdim):
+    shape = self._data.shape
+    r = _grad_to_input(result, shape, dims, keepdim)
+    gx = _grad_to_input(g, shape, dims, keepdim)
+    mask = self == r
+    return gx * mask / mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+
+
+AMAX = defop("AmaxBackward0", lambda xp, a, dims, keepdim: a.max(axis=dims, keepdims=keepdim), _amax_grad,
+             saved=("self", "result", "dims", "keepdim"))
+AMIN = defop("AminBackward0", lambda xp, a, dims, keepdim: a.min(axis=dims, keepdims=keepdim), _amax_grad,
+             saved=("self", "result", "dims", "keepdim"))
+
+
+def _var_fwd(xp, a, dims, correction, keepdim):
+    n = _count(a.shape, dims)
+    return a.var(axis=dims, ddof=0, keepdims=keepdim) * (n / builtins.max(n - correction, 0)) if correction else \
+        a.var(axis=dims, keepdims=keepdim)
+
+
+def _var_grad(g, self, dims, correction, keepdim):
+    shape = self._data.shape
+    n = _count(shape, dims)
+    gx = _grad_to_input(g, shape, dims, keepdim)
+    mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
+    return gx * (self - mean) * (2.0 / (n - correction))
+
+
+def _std_grad(g, self, dims, correction, keepdim, result):
+    shape = self._data.shape
+    n = _count(shape, dims)
+    gx = _grad_to_input(g, shape, dims, keepdim)
+    rx = _grad_to_input(result, shape, dims, keepdim)
+    mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
+    return gx * (self - mean) / (rx * (n - correction))
+
+
+VAR = defop("VarBackward0", _var_fwd, _var_grad, saved=("self", "dims", "correction", "keepdim"))
+STD = defop("StdBackward0", lambda xp, a, dims, correction, keepdim: xp.sqrt(_var_fwd(xp, a, dims, correction, keepdim)),
+            _std_grad, saved=("self", "dims", "correction", "keepdim", "result"))
+
+
+def _logsumexp_fwd(xp, a, dims, keepdim):
+    m = a.max(axis=dims, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
+    return out if keepdim else out.squeeze(axis=dims)
+
+
+LOGSUMEXP = defop("LogsumexpBackward0", _logsumexp_fwd,
+                  lambda g, self, result, dims, keepdim: _grad_to_input(g, self._data.shape, dims, keepdim) * (
+                      self - _grad_to_input(result, self._data.shape, dims, keepdim)).exp(),
+                  saved=("self", "result", "dims", "keepdim"))
+
+
+def _norm_fwd(xp, a, p, dims, keepdim):
+    x = xp.abs(a)
+    if p == 2:
+        return xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+    if p == float("inf"):
+        return x.max(axis=dims, keepdims=keepdim)
+    if p == 1:
+        return x.sum(axis=dims, keepdims=keepdim)
+    if p == 0:
+        return (x != 0).sum(axis=dims, keepdims=keepdim).astype(a.dtype)
+    return (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+
+def _norm_grad(g, self, p, dims, keepdim, result):
+    shape = self._data.shape
+    gx = _grad_to_input(g, shape, dims, keepdim)
+    rx = _grad_to_input(result, shape, dims, keepdim)
+    if p == 0:
+        return self * 0
+    if p == 1:
+        return gx * self.sign()
+    if p == 2:
+        return gx * self / rx.masked_fill(rx == 0, float("inf"))
+    if p == float("inf"):
+        mask = self.abs() == rx
+        return gx * self.sign() * mask / mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+    return gx * self * self.abs().pow(p - 2) / rx.pow(p - 1).masked_fill(rx == 0, float("inf"))
+
+
+NORM = defop("LinalgVectorNormBackward0", _norm_fwd, _norm_grad, saved=("self", "p", "dims", "keepdim", "result"))
+
+
+def _softmax_fwd(xp, a, dim):
+    e = xp.exp(a - a.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax_fwd(xp, a, dim):
+    s = a - a.max(axis=dim, keepdims=True)
+    return s - xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
+
+
+SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
+                lambda g, result, dim: result * (g - (g * result).sum(dim, keepdim=True)), saved=("result", "dim"))
+LOG_SOFTMAX = defop("LogSoftmaxBackward0", _log_softmax_fwd,
+                    lambda g, result, dim: g - result.exp() * g.sum(dim, keepdim=True), saved=("result", "dim"))
+
+
+# ----------------------------------------------------------------------------- public functions
+def _sum_dtype(t: Tensor, dtype) -> np.dtype | None:
+    if dtype is not None:
+        return D.to_dtype(dtype).np
+    if t.dtype._kind <= 1:
+        return np.dtype(np.int64)
+    return None
+
+
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    dims = normalize_dims(dim, input._data.ndim)
+    npd = _sum_dtype(input, dtype)
+    if dims is None and not keepdim:
+        return apply(SUM, (input,), (npd,))
+    return apply(SUM_DIM, (input,), (dims, keepdim, npd))
+
+
+def _require_float(input: Tensor, name: str) -> None:
+    if input.dtype._kind < 2:
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {input.dtype.name.capitalize()}")
+
+
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    _require_float(input, "mean")
+    dims = normalize_dims(dim, input._data.ndim)
+    if dims is None and not keepdim:
+        return apply(MEAN, (input,))
+    return apply(MEAN_DIM, (input,), (dims, keepdim))
+
+
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    if dim is None:
+        return apply(PROD, (input,), (None, False))
+    return apply(PROD_DIM, (input,), (normalize_dims(dim, input._data.ndim), keepdim))
+
+
+def _check_nonempty(input: Tensor, name: str, dims) -> None:
+    if input._data.size == 0 and (dims is None or builtins.any(input._data.shape[d] == 0 for d in dims)):
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                         "Specify the reduction dim with the 'dim' argument.")
+
+
+def _max_min(input: Tensor, dim, keepdim, other, which: str):
+    if isinstance(dim, Tensor):
+        from .pointwise import maximum, minimum
+        return (maximum if which == "max" else minimum)(input, dim)
+    if dim is None:
+        _check_nonempty(input, which, None)
+        return apply(MAX_ALL if which == "max" else MIN_ALL, (input,))
+    d = _wrap_dim(int(dim), input._data.ndim)
+    if input._data.ndim == 0:
+        return _values_indices(input.clone(), _make(np.zeros((), np.int64)))
+    _check_nonempty(input, which, (d,))
+    vals, idx = apply(MAX_DIM if which == "max" else MIN_DIM, (input,), (d, keepdim, which))
+    return _values_indices(vals, idx)
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    return _max_min(input, dim, keepdim, None, "max")
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    return _max_min(input, dim, keepdim, None, "min")
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    dims = normalize_dims(dim, input._data.ndim)
+    _check_nonempty(input, "amax", dims)
+    return apply(AMAX, (input,), (dims, keepdim))
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    dims = normalize_dims(dim, input._data.ndim)
+    _check_nonempty(input, "amin", dims)
+    return apply(AMIN, (input,), (dims, keepdim))
+
+
+def _correction(unbiased, correction) -> float:
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def _var_args(dim, unbiased, correction):
+    # torch allows var(t, False) meaning unbiased=False
+    if isinstance(dim, bool):
+        return None, dim, correction
+    return dim, unbiased, correction
+
+
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    dim, unbiased, correction = _var_args(dim, unbiased, correction)
+    _require_float(input, "var")
+    dims = normalize_dims(dim, input._data.ndim)
+    return apply(VAR, (input,), (dims, _correction(unbiased, correction), keepdim))
+
+
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    dim, unbiased, correction = _var_args(dim, unbiased, correction)
+    _require_float(input, "std")
+    dims = normalize_dims(dim, input._data.ndim)
+    return apply(STD, (input,), (dims, _correction(unbiased, correction), keepdim))
+
+
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    dims = normalize_dims(dim, input._data.ndim)
+    if dims is None:
+        dims = tuple(range(input._data.ndim))
+    return apply(LOGSUMEXP, (input,), (dims, keepdim))
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("nuclear norm is not supported by leafgrad")
+    _require_float(input, "linalg.vector_norm")
+    dims = normalize_dims(dim, input._data.ndim)
+    return apply(NORM, (input,), (float(p), dims, keepdim))
+
+
+def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor:
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    d = _implicit_dim(input, dim)
+    return apply(SOFTMAX, (input,), (d,))
+
+
+def log_softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor:
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    d = _implicit_dim(input, dim)
+    return apply(LOG_SOFTMAX, (input,), (d,))
+
+
+def _implicit_dim(input: Tensor, dim) -> int:
+    if dim is None:
+        import warnings
+        nd = input._data.ndim
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
+                      "as an argument.", UserWarning, stacklevel=4)
+        return 0 if nd in (0, 1, 3) else 1
+    if input._data.ndim == 0:
+        _wrap_dim(dim, 0)
+        return ()
+    return _wrap_dim(int(dim), input._data.ndim)
+
+
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return _make(np.asarray(input._data.argmax(), dtype=np.int64))
+    d = _wrap_dim(int(dim), input._data.ndim)
+    return _make(np.asarray(input._data.argmax(axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return _make(np.asarray(input._data.argmin(), dtype=np.int64))
+    d = _wrap_dim(int(dim), input._data.ndim)
+    return _make(np.asarray(input._data.argmin(axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else normalize_dims(dim, input._data.ndim)
+    return _make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    axis = None if dim is None else normalize_dims(dim, input._data.ndim)
+    return _make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    axis = None if dim is None else normalize_dims(dim, input._data.ndim)
+    return _make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    return apply(CUMSUM, (input,), (d,))
+
+
+CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim),
+               lambda g, dim: g.flip(dim).cumsum(dim).flip(dim), saved=("dim",))

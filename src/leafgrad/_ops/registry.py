@@ -1,0 +1,242 @@
+"""``defop``: declare an op once (NumPy forward + per-input backward formulas), and ``apply`` it.
+
+Like PyTorch's ``derivatives.yaml``, each entry names the grad_fn class torch shows
+(``MulBackward0``), what the backward needs saved, and one formula per differentiable
+input. Formulas are written with leafgrad ops, so the engine running them with grad
+mode on (``create_graph=True``) records the backward itself: higher-order gradients
+cost nothing extra. All introspection happens here, once, at import time.
+
+Saved names follow torch's: ``self``/``other``/``input<i>`` are inputs, ``result`` /
+``result<i>`` outputs, ``self_sym_sizes`` / ``input<i>_sizes`` input shapes, and any
+other name is the forward parameter of that name.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable, Sequence
+
+from .._backend import _BY_ARRAY_TYPE
+from .._tensor import Tensor, _STATE
+from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+
+__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_nograd", "edge_of"]
+
+_new = object.__new__
+_make = Tensor._make
+_INPUT_NAMES = {"self": 0, "other": 1}
+_FLOATING = frozenset("fc")
+
+
+class OpNode(Node):
+    """A recorded call of a ``defop`` op. Subclasses are made per op by :func:`defop`."""
+
+    __slots__ = ("_saved",)
+    _formulas: tuple = ()
+    _saved_names: tuple = ()
+    _multi: bool = False
+    _variadic: bool = False
+
+    def apply(self, grads: list) -> tuple:
+        return self.apply_masked(grads, [nxt is not None for nxt, _ in self.next_functions])
+
+    def apply_masked(self, grads: list, wanted) -> list:
+        """Run the formulas of the inputs flagged in ``wanted`` (CopySlices picks its own)."""
+        vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in self._saved]
+        g = grads if self._multi else grads[0]
+        if self._variadic:
+            f = self._formulas[0]
+            return [f(g, i, *vals) if w else None for i, w in enumerate(wanted)]
+        return [f(g, *vals) if w and f is not None else None for f, w in zip(self._formulas, wanted)]
+
+    def release_variables(self) -> None:
+        for s in self._saved:
+            if s.__class__ is SavedTensor:
+                s.release()
+
+    def __getattr__(self, name: str):
+        # torch exposes saved values as grad_fn._saved_<name>; keep them out of the slots
+        if name.startswith("_saved_"):
+            key = name[7:]
+            names = type(self)._saved_names
+            if key in names:
+                v = self._saved[names.index(key)]
+                return v.unpack(self) if v.__class__ is SavedTensor else v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
+        """(name, SavedTensor) pairs, for drawing and explaining the graph."""
+        return [(n, s) for n, s in zip(self._saved_names, self._saved) if s.__class__ is SavedTensor]
+
+
+class OpDef:
+    """Everything known about one op, computed at registration."""
+
+    __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic")
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Callable | None = None, *,
+          saved: Sequence[str] = (), n_in: int = 1, n_out: int = 1, view: bool = False,
+          diff_outputs: Sequence[bool] | None = None, variadic: bool = False) -> OpDef:
+    """Register an op.
+
+    ``forward(xp, *arrays, *params)`` computes on raw arrays; ``grads[i](grad, *saved)``
+    returns the gradient for input ``i`` as a leafgrad Tensor (or None). With ``n_out > 1``
+    the formulas receive the list of output grads (None where an output got no grad);
+    ``n_out=-1`` means the forward decides how many (split, unbind). A ``variadic`` op
+    (cat, stack) takes ``forward(xp, arrays, *params)`` and one formula
+    ``grad(g, input_index, *saved)`` shared by all inputs.
+    """
+    sig = list(inspect.signature(forward).parameters)[1:]  # drop xp
+    params = sig[1:] if variadic else sig[n_in:]
+    if grads is None:
+        grads = (None,) * n_in
+    elif callable(grads):
+        grads = (grads,)
+    if not variadic and len(grads) != n_in:
+        raise ValueError(f"{grad_fn}: {n_in} inputs but {len(grads)} formulas")
+    spec = []
+    for s in saved:
+        if s in _INPUT_NAMES:
+            spec.append((0, _INPUT_NAMES[s]))
+        elif s.startswith("input") and s[5:].isdigit():
+            spec.append((0, int(s[5:])))
+        elif s == "result" or (s.startswith("result") and s[6:].isdigit()):
+            spec.append((1, int(s[6:] or 0)))
+        elif s == "self_sym_sizes":
+            spec.append((2, 0))
+        elif s.startswith("input") and s.endswith("_sizes"):
+            spec.append((2, int(s[5:-6])))
+        elif s in params:
+            spec.append((3, params.index(s)))
+        else:
+            raise ValueError(f"{grad_fn}: saved name {s!r} is not an input, output, shape or parameter")
+    node_cls = type(grad_fn, (OpNode,), {
+        "__slots__": (), "_formulas": tuple(grads), "_saved_names": tuple(saved), "_multi": n_out != 1,
+        "_variadic": variadic,
+        "__module__": "leafgrad.autograd.functions"})
+    op = OpDef()
+    op.name = grad_fn
+    op.node_cls = node_cls
+    op.forward = forward
+    op.n_in = n_in
+    op.params = tuple(params)
+    op.saved = tuple(spec)
+    op.n_out = n_out
+    op.view = view
+    op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
+    op.variadic = variadic
+    return op
+
+
+def edge_of(t: Tensor) -> tuple:
+    """The (node, input_nr) edge through which gradient reaches ``t``."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (t._grad_accumulator(), 0)
+    return (None, 0)
+
+
+def _sync_view(t: Tensor) -> None:
+    if t._vc.v != t._view_v:
+        from .inplace import regenerate_view_grad_fn
+        regenerate_view_grad_fn(t)
+
+
+def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
+    """Run ``op`` forward on ``inputs`` (Tensors) and record a node when grad is needed.
+
+    ``cast`` (a NumPy dtype) converts inputs of another dtype first: torch's type
+    promotion is decided by the caller, the engine casts gradients back.
+    """
+    needs = False
+    if _STATE.grad:
+        for t in inputs:
+            if t._base is not None:
+                _sync_view(t)
+            if t._requires_grad:
+                needs = True
+    arrays = [t._data for t in inputs]
+    if cast is not None:
+        arrays = [a if a.dtype == cast else a.astype(cast) for a in arrays]
+    xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
+    out = op.forward(xp, arrays, *params) if op.variadic else op.forward(xp, *arrays, *params)
+    if op.n_out == 1:
+        if out.__class__ is not arrays[0].__class__:
+            out = xp.asarray(out)
+        res = _make(out)
+        if op.view:
+            _mark_view(res, inputs[0])
+        if needs and out.dtype.kind in _FLOATING:
+            node = _record(op, inputs, params, (res,))
+            res._requires_grad = True
+            res._grad_fn = node
+            _finish_saves(op, node, inputs, (res,), params)
+        return res
+    outs = []
+    for o in out:
+        if o.__class__ is not arrays[0].__class__:
+            o = xp.asarray(o)
+        r = _make(o)
+        if op.view:
+            _mark_view(r, inputs[0], multi=True)
+        outs.append(r)
+    if needs:
+        node = _record(op, inputs, params, outs)
+        for i, r in enumerate(outs):
+            if (op.diff_out is None or op.diff_out[i]) and r._data.dtype.kind in _FLOATING:
+                r._requires_grad = True
+                r._grad_fn = node
+                r._output_nr = i
+        _finish_saves(op, node, inputs, outs, params)
+    return tuple(outs)
+
+
+def _mark_view(res: Tensor, inp: Tensor, multi: bool = False) -> None:
+    res._vc = inp._vc
+    res._base = inp._base if inp._base is not None else inp
+    res._view_v = inp._vc.v
+    if multi or not _STATE.grad:
+        res._m().view_kind = "multi_output" if multi else "no_grad"
+    elif inp._meta is not None and inp._meta.view_kind in ("multi_output", "no_grad"):
+        res._m().view_kind = inp._meta.view_kind
+
+
+def _record(op: OpDef, inputs, params, outs) -> OpNode:
+    node = _new(op.node_cls)
+    node._seq = next_sequence_nr()
+    node.next_functions = tuple([edge_of(t) for t in inputs])
+    node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    node._extra = None
+    if _STATE.anomaly:
+        from ..autograd.anomaly import record_forward_trace
+        record_forward_trace(node)
+    return node
+
+
+def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
+    saved = []
+    for kind, i in op.saved:
+        if kind == 0:
+            saved.append(SavedTensor(inputs[i], False))
+        elif kind == 1:
+            saved.append(SavedTensor(outs[i], True))
+        elif kind == 2:
+            saved.append(inputs[i]._data.shape)
+        else:
+            saved.append(params[i])
+    node._saved = tuple(saved)
+
+
+def apply_nograd(fn: Callable, *tensors: Tensor, dtype_out=None):
+    """Run a non-differentiable op (comparisons, argmax, ...): its result never requires grad."""
+    arrays = [t._data for t in tensors]
+    xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
+    out = fn(xp, *arrays)
+    if out.__class__ is not arrays[0].__class__:
+        out = xp.asarray(out)
+    return _make(out)

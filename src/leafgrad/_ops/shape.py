@@ -1,0 +1,509 @@
+"""Shape ops. Most are views (``view=True``): the result shares memory and the version
+counter with its input, exactly like torch, so in-place writes are seen through both.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from .registry import apply, defop
+
+_make = Tensor._make
+
+
+def _infer_shape(shape, numel: int) -> tuple:
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _size_args(args) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return tuple(int(a) for a in args)
+
+
+def _view_fwd(xp, a, shape):
+    return a.reshape(shape, copy=False)
+
+
+VIEW = defop("ViewBackward0", _view_fwd, lambda g, self_sym_sizes: g.reshape(self_sym_sizes),
+             saved=("self_sym_sizes",), view=True)
+UNSAFE_VIEW = defop("UnsafeViewBackward0", lambda xp, a, shape: a.reshape(shape),
+                    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",))
+ALIAS = defop("AliasBackward0", lambda xp, a: a.view(), lambda g: g, view=True)
+
+
+def view(input: Tensor, *shape) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, np.integer)):
+        from .. import _dtype as D
+        return input.to(D.to_dtype(shape[0]))  # view(dtype): leafgrad copies instead of reinterpreting
+    shape = _infer_shape(_size_args(shape), input._data.size)
+    try:
+        input._data.reshape(shape, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+            "two contiguous subspaces). Use .reshape(...) instead: it copies when a view is impossible.") from None
+    return apply(VIEW, (input,), (shape,))
+
+
+def reshape(input: Tensor, *shape) -> Tensor:
+    shape = _infer_shape(_size_args(shape), input._data.size)
+    try:
+        input._data.reshape(shape, copy=False)
+    except ValueError:
+        return apply(UNSAFE_VIEW, (input.clone(),), (shape,))
+    return apply(VIEW, (input,), (shape,))
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = input._data.shape
+    n = 1
+    for d in shp[s:e + 1]:
+        n *= d
+    return reshape(input, shp[:s] + (n,) + shp[e + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    shp = input._data.shape
+    sizes = _infer_shape(tuple(sizes), shp[d])
+    return view(input, shp[:d] + sizes + shp[d + 1:])
+
+
+TRANSPOSE = defop("TransposeBackward0", lambda xp, a, d0, d1: xp.swapaxes(a, d0, d1),
+                  lambda g, d0, d1: g.transpose(d0, d1), saved=("d0", "d1"), view=True)
+T = defop("TBackward0", lambda xp, a: a.T, lambda g: g.t(), view=True)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = input._data.ndim
+    return apply(TRANSPOSE, (input,), (_wrap_dim(dim0, nd), _wrap_dim(dim1, nd)))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D. "
+                           "Use .transpose(dim0, dim1) or .mT for batches of matrices.")
+    return apply(T, (input,))
+
+
+def _inverse_perm(dims) -> tuple:
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+PERMUTE = defop("PermuteBackward0", lambda xp, a, dims: a.transpose(dims),
+                lambda g, dims: g.permute(_inverse_perm(dims)), saved=("dims",), view=True)
+
+
+def permute(input: Tensor, *dims) -> Tensor:
+    dims = _size_args(dims)
+    nd = input._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(PERMUTE, (input,), (dims,))
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(s, nd) for s in src]
+    dst = [_wrap_dim(d, nd) for d in dst]
+    order = [n for n in range(nd) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+SQUEEZE = defop("SqueezeBackward0", lambda xp, a: a.reshape(tuple(s for s in a.shape if s != 1)),
+                lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+SQUEEZE_DIM = defop("SqueezeBackward1", lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1:])
+                    if a.shape[dim] == 1 else a.view(),
+                    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+SQUEEZE_DIMS = defop("SqueezeBackward2", lambda xp, a, dims: a.reshape(
+    tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))),
+    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    nd = input._data.ndim
+    if dim is None:
+        return apply(SQUEEZE, (input,))
+    if isinstance(dim, (tuple, list)):
+        return apply(SQUEEZE_DIMS, (input,), (tuple(_wrap_dim(d, nd) for d in dim),))
+    return apply(SQUEEZE_DIM, (input,), (_wrap_dim(dim, nd),))
+
+
+UNSQUEEZE = defop("UnsqueezeBackward0", lambda xp, a, dim: xp.expand_dims(a, dim),
+                  lambda g, dim: g.squeeze(dim), saved=("dim",), view=True)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return apply(UNSQUEEZE, (input,), (_wrap_dim(dim, input._data.ndim + 1),))
+
+
+# expand's gradient is the sum over the broadcast dims: the engine reduces it, as for any
+# broadcasting op, so the formula is the identity.
+EXPAND = defop("ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape), lambda g: g, view=True)
+
+
+def expand(input: Tensor, *sizes) -> Tensor:
+    sizes = _size_args(sizes)
+    shp = input._data.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})")
+    lead = len(sizes) - len(shp)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   "non-existing dimension")
+            out.append(s)
+            continue
+        cur = shp[i - lead]
+        if s == -1:
+            s = cur
+        if cur != 1 and cur != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
+        out.append(s)
+    return apply(EXPAND, (input,), (tuple(out),))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other._data.shape)
+
+
+def broadcast_to(input: Tensor, shape) -> Tensor:
+    return expand(input, tuple(shape))
+
+
+def _slice_fwd(xp, a, dim, start, end, step):
+    key = (slice(None),) * dim + (slice(start, end, step),)
+    return a[key]
+
+
+def _embed(g: Tensor, shape, key) -> Tensor:
+    from .indexing import embed_basic
+    return embed_basic(g, shape, key)
+
+
+SLICE = defop("SliceBackward0", _slice_fwd,
+              lambda g, self_sym_sizes, dim, start, end, step: _embed(
+                  g, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),)),
+              saved=("self_sym_sizes", "dim", "start", "end", "step"), view=True)
+SELECT = defop("SelectBackward0", lambda xp, a, dim, index: a[(slice(None),) * dim + (index,)],
+               lambda g, self_sym_sizes, dim, index: _embed(g, self_sym_sizes, (slice(None),) * dim + (index,)),
+               saved=("self_sym_sizes", "dim", "index"), view=True)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, nd)
+    size = input._data.shape[d]
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return apply(SELECT, (input,), (d, index % size if size else index))
+
+
+def slice_dim(input: Tensor, dim: int, start, end, step: int = 1) -> Tensor:
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    s, e, st = slice(start, end, step).indices(size)
+    e = max(e, s)
+    return apply(SLICE, (input,), (d, s, e, st))
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(start, Tensor):
+        start = start.item()
+    if start < 0:
+        start += size
+    if start < 0 or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply(SLICE, (input,), (d, start, start + length, 1))
+
+
+def _diagonal_fwd(xp, a, offset, dim1, dim2):
+    """A writable strided view of the diagonal (NumPy's own np.diagonal is read-only)."""
+    idx = [slice(None)] * a.ndim
+    idx[dim2 if offset >= 0 else dim1] = slice(abs(offset), None)
+    s = a[tuple(idx)]
+    n = max(0, min(s.shape[dim1], s.shape[dim2]))
+    rest = [i for i in range(a.ndim) if i not in (dim1, dim2)]
+    shape = tuple(s.shape[i] for i in rest) + (n,)
+    strides = tuple(s.strides[i] for i in rest) + (s.strides[dim1] + s.strides[dim2],)
+    return xp.lib.stride_tricks.as_strided(s, shape, strides, writeable=s.flags.writeable)
+
+
+DIAGONAL = defop("DiagonalBackward0", _diagonal_fwd,
+                 lambda g, self_sym_sizes, offset, dim1, dim2: _diag_back(g, self_sym_sizes, offset, dim1, dim2),
+                 saved=("self_sym_sizes", "offset", "dim1", "dim2"), view=True)
+
+
+def _diag_back(g, shape, offset, d1, d2):
+    from .indexing import diag_embed_into
+    return diag_embed_into(g, shape, offset, d1, d2)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    nd = input._data.ndim
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(DIAGONAL, (input,), (offset, d1, d2))
+
+
+FLIP = defop("FlipBackward0", lambda xp, a, dims: xp.flip(a, dims).copy(), lambda g, dims: g.flip(dims),
+             saved=("dims",))
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    dims = _size_args(dims)
+    return apply(FLIP, (input,), (tuple(_wrap_dim(d, input._data.ndim) for d in dims),))
+
+
+def _cat_back(g, i, dim, sizes):
+    start = 0
+    for s in sizes[:i]:
+        start += s
+    return g.narrow(dim, start, sizes[i])
+
+
+CAT = defop("CatBackward0", lambda xp, arrays, dim, sizes: xp.concatenate(arrays, axis=dim), _cat_back,
+            saved=("dim", "sizes"), variadic=True)
+STACK = defop("StackBackward0", lambda xp, arrays, dim: xp.stack(arrays, axis=dim),
+              lambda g, i, dim: g.select(dim, i), saved=("dim",), variadic=True)
+
+
+def _tensors(tensors, name: str) -> tuple:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' must be tuple of Tensors, not Tensor")
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    return tensors
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    from .. import _dtype as D
+    tensors = _tensors(tensors, "torch.cat")
+    # torch skips legacy empty 1-d tensors of shape (0,)
+    tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)) or tensors[:1]
+    nd = tensors[0]._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, nd)
+    ref = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        s = t._data.shape
+        if len(s) != nd or any(a != b for k, (a, b) in enumerate(zip(s, ref)) if k != d):
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                               f"{ref[0] if d else ref[1] if nd > 1 else ref[0]} but got size "
+                               f"{s[0] if d else s[1] if len(s) > 1 else s[0]} for tensor number {i} in the list.")
+    dt = D.result_type(*tensors)
+    cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
+    return apply(CAT, tensors, (d, tuple(t._data.shape[d] for t in tensors)), cast=cast)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    from .. import _dtype as D
+    tensors = _tensors(tensors, "torch.stack")
+    ref = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
+                               f"{list(t._data.shape)} at entry {i}")
+    d = _wrap_dim(dim, len(ref) + 1)
+    dt = D.result_type(*tensors)
+    cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
+    return apply(STACK, tensors, (d,), cast=cast)
+
+
+def hstack(tensors) -> Tensor:
+    tensors = _tensors(tensors, "torch.hstack")
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    return cat([t if t._data.ndim > 1 else t.reshape(1, -1) for t in _tensors(tensors, "torch.vstack")], 0)
+
+
+def _zeros_for(g_list, shapes, ref):
+    """Fill in zeros for outputs that received no gradient (the engine's list may be short)."""
+    g_list = list(g_list) + [None] * (len(shapes) - len(g_list))
+    return [g if g is not None else _make(np.zeros(s, dtype=ref._data.dtype)) for g, s in zip(g_list, shapes)]
+
+
+def _first(grads):
+    for g in grads:
+        if g is not None:
+            return g
+    return None
+
+
+def _split_back(grads, dim, split_sizes, self_sym_sizes):
+    ref = _first(grads)
+    shapes = [self_sym_sizes[:dim] + (s,) + self_sym_sizes[dim + 1:] for s in split_sizes]
+    return cat(_zeros_for(grads, shapes, ref), dim)
+
+
+def _split_fwd(xp, a, dim, split_sizes):
+    bounds = np.cumsum(split_sizes)[:-1]
+    return tuple(xp.split(a, bounds, axis=dim))
+
+
+SPLIT = defop("SplitBackward0", _split_fwd, _split_back, saved=("dim", "split_sizes", "self_sym_sizes"),
+              n_out=-1, view=True)
+SPLIT_SIZES = defop("SplitWithSizesBackward0", _split_fwd, _split_back,
+                    saved=("dim", "split_sizes", "self_sym_sizes"), n_out=-1, view=True)
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0):
+    d = _wrap_dim(dim, tensor._data.ndim)
+    size = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(int(s) for s in split_size_or_sections)
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                               f"at dimension {d}), but got split_sizes={list(sizes)}")
+        return apply(SPLIT_SIZES, (tensor,), (d, sizes))
+    step = int(split_size_or_sections)
+    if step <= 0 and size:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    sizes = tuple(min(step, size - s) for s in range(0, size, step)) if size else (0,)
+    return apply(SPLIT, (tensor,), (d, sizes))
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, d)
+
+
+def tensor_split(input: Tensor, sections: int, dim: int = 0):
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    base, extra = divmod(size, sections)
+    return split(input, [base + 1] * extra + [base] * (sections - extra), d)
+
+
+def _unbind_back(grads, dim, self_sym_sizes):
+    ref = _first(grads)
+    shape = self_sym_sizes[:dim] + self_sym_sizes[dim + 1:]
+    return stack(_zeros_for(grads, [shape] * self_sym_sizes[dim], ref), dim)
+
+
+UNBIND = defop("UnbindBackward0", lambda xp, a, dim: tuple(xp.moveaxis(a, dim, 0)), _unbind_back,
+               saved=("dim", "self_sym_sizes"), n_out=-1, view=True)
+
+
+def unbind(input: Tensor, dim: int = 0):
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return apply(UNBIND, (input,), (_wrap_dim(dim, input._data.ndim),))
+
+
+def contiguous(input: Tensor, memory_format=None) -> Tensor:
+    if input._data.flags.c_contiguous:
+        return input
+    return input.clone()
+
+
+def _repeat_fwd(xp, a, repeats):
+    lead = len(repeats) - a.ndim
+    return xp.tile(a.reshape((1,) * lead + a.shape), repeats)
+
+
+def _repeat_back(g, repeats, self_sym_sizes):
+    lead = len(repeats) - len(self_sym_sizes)
+    shape = (1,) * lead + tuple(self_sym_sizes)
+    split_shape = []
+    for r, s in zip(repeats, shape):
+        split_shape += [r, s]
+    g = g.reshape(split_shape).sum(tuple(range(0, 2 * len(shape), 2)))
+    return g.reshape(self_sym_sizes)
+
+
+REPEAT = defop("RepeatBackward0", _repeat_fwd, _repeat_back, saved=("repeats", "self_sym_sizes"))
+
+
+def repeat(input: Tensor, *repeats) -> Tensor:
+    repeats = _size_args(repeats)
+    if len(repeats) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    return apply(REPEAT, (input,), (repeats,))
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    dims = tuple(dims)
+    dims = (1,) * (input._data.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    if dims is None:
+        return roll(input.flatten(), shifts, 0).view(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = input
+    for s, d in zip(shifts, dims):
+        n = out._data.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
+    return out

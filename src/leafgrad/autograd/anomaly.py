@@ -1,0 +1,79 @@
+"""Anomaly mode: remember where each node was created, and stop at the first NaN in backward."""
+from __future__ import annotations
+
+import traceback
+
+from .grad_mode import STATE, _DecoratorContextManager
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+
+
+def is_anomaly_enabled() -> bool:
+    return STATE.anomaly
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return STATE.anomaly_check_nan
+
+
+class detect_anomaly(_DecoratorContextManager):
+    """Context manager / decorator: record forward tracebacks; raise on NaN in backward."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+
+    def __enter__(self) -> None:
+        self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
+        STATE.anomaly = True
+        STATE.anomaly_check_nan = self.check_nan
+
+    def __exit__(self, *exc) -> None:
+        STATE.anomaly, STATE.anomaly_check_nan = self._prev
+
+    def clone(self):
+        return detect_anomaly(self.check_nan)
+
+
+class set_detect_anomaly(_DecoratorContextManager):
+    """Switches anomaly mode immediately; also usable as a context manager that restores it."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
+        self.mode, self.check_nan = bool(mode), check_nan
+        STATE.anomaly = self.mode
+        STATE.anomaly_check_nan = check_nan
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        STATE.anomaly, STATE.anomaly_check_nan = self._prev
+
+    def clone(self):
+        return set_detect_anomaly(self.mode, self.check_nan)
+
+
+def record_forward_trace(node) -> None:
+    """Keep the user's part of the forward stack on the node (only in anomaly mode)."""
+    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+
+
+def forward_trace(node) -> str:
+    if node is None or node._extra is None:
+        return ""
+    return "".join(node._extra.get("metadata", {}).get("traceback_", []))
+
+
+def check_outputs(fn, outputs) -> None:
+    if not STATE.anomaly_check_nan:
+        return
+    import numpy as np
+    from ..errors import raise_autograd
+    for i, g in enumerate(outputs):
+        if g is not None and g._data.dtype.kind in "fc" and np.isnan(g._data).any():
+            trace = forward_trace(fn)
+            raise_autograd(
+                "LG117",
+                f"Function '{fn.name()}' returned nan values in its {i}th output. The forward call that created "
+                f"this node:\n{trace or '  (not recorded: the node was created outside anomaly mode)'}",
+                node=fn, index=i)

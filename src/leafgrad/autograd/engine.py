@@ -1,0 +1,373 @@
+"""The backward engine: dependency counting and a ready-heap, in PyTorch's order, with no recursion.
+
+1. Walk the graph from the roots with an explicit stack, counting how many edges
+   point into each node (and, for ``inputs=``, which nodes lead to a wanted input).
+2. A node is ready when every edge into it has delivered its gradient; the ready
+   node with the highest sequence number (the op recorded last) runs first, and
+   ``AccumulateGrad`` runs as soon as it is ready.
+3. Gradients for one node input are summed; a gradient whose shape differs from the
+   input's (broadcasting) is reduced here, once, for every op; dtypes are cast back.
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+
+from .._tensor import Tensor
+from ..errors import raise_autograd, user_site
+from .grad_mode import STATE
+from .graph import AccumulateGrad, Node
+
+__all__ = ["run_backward", "accumulate_into_leaf"]
+
+_getrefcount = sys.getrefcount
+
+
+def _gradient_edge(t: Tensor):
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return t._grad_accumulator(), 0
+
+
+def _root_grads(tensors, grad_tensors, is_grad_call: bool):
+    from .._creation import ones_like_array
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not t.requires_grad:
+            raise_autograd(
+                "LG105",
+                f"element {i} of tensors does not require grad and does not have a grad_fn. "
+                "Nothing that went into this tensor requires grad, or the chain was cut: check that a leaf "
+                "was created with requires_grad=True, and that no torch.no_grad() block, .detach(), .data, "
+                ".item() or NumPy round-trip sits between that leaf and this tensor.", tensor=t, index=i)
+        if g is None:
+            if t._data.size != 1:
+                raise_autograd(
+                    "LG106",
+                    f"grad can be implicitly created only for scalar outputs. This tensor has shape "
+                    f"{list(t._data.shape)}; backward() needs a scalar such as loss.sum() or loss.mean(), or "
+                    "an explicit gradient of the same shape: t.backward(torch.ones_like(t)).", tensor=t)
+            g = Tensor._make(ones_like_array(t._data))
+        else:
+            if not isinstance(g, Tensor):
+                from .._creation import tensor as _tensor
+                g = _tensor(g, dtype=t.dtype)
+            if g._data.shape != t._data.shape:
+                raise_autograd(
+                    "LG109",
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape "
+                    f"of {t.shape}. The gradient passed for an output must have exactly the output's shape.",
+                    tensor=t, index=i)
+        roots.append((t, g))
+    return roots
+
+
+def _collect(roots_edges, capture_edges):
+    """Dependency counts over the reachable graph; with captures, only nodes that lead to one."""
+    deps: dict = {}
+    seen = set()
+    order = []
+    stack = [fn for fn, _ in roots_edges if fn is not None]
+    for fn in stack:
+        seen.add(fn)
+    stack = list(seen)
+    while stack:
+        fn = stack.pop()
+        order.append(fn)
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    if capture_edges is None:
+        return deps, None
+    targets = {fn for fn, _ in capture_edges}
+    needed = set()
+    # order is a DFS pre-order from the roots; a reverse sweep repeated to a fixed point is
+    # O(E) per sweep, but one sweep over a topological order suffices: build it explicitly.
+    indeg = dict(deps)
+    topo = []
+    ready = [fn for fn in seen if fn not in indeg]
+    while ready:
+        fn = ready.pop()
+        topo.append(fn)
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
+                continue
+            indeg[nxt] -= 1
+            if indeg[nxt] == 0:
+                ready.append(nxt)
+    for fn in reversed(topo):
+        if fn in targets or any(n is not None and n in needed for n, _ in fn.next_functions):
+            needed.add(fn)
+    # recount dependencies among needed nodes only
+    deps2: dict = {}
+    for fn in needed:
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and nxt in needed:
+                deps2[nxt] = deps2.get(nxt, 0) + 1
+    return deps2, needed
+
+
+def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, inputs=None,
+                 allow_unused: bool = False, accumulate: bool = True):
+    """Shared by ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``.
+
+    Returns the captured gradients for ``inputs`` when ``accumulate`` is False.
+    """
+    roots = _root_grads(tensors, grad_tensors, not accumulate)
+    root_edges = [_gradient_edge(t) for t, _ in roots]
+    capture_edges = None
+    if inputs is not None:
+        capture_edges = []
+        for i, inp in enumerate(inputs):
+            if not inp.requires_grad:
+                raise_autograd(
+                    "LG115",
+                    f"One of the differentiated Tensors does not require grad (input {i}, shape "
+                    f"{list(inp._data.shape)}). Set requires_grad=True on it before the forward pass.",
+                    tensor=inp, index=i)
+            capture_edges.append(_gradient_edge(inp))
+    deps, needed = _collect(root_edges, capture_edges)
+
+    buffers: dict = {}
+    for (fn, nr), (_, g) in zip(root_edges, roots):
+        if needed is not None and fn not in needed:
+            continue
+        _add_to_buffer(buffers, fn, nr, g, create_graph)
+
+    captured = {}
+    capture_index = {}
+    if capture_edges is not None:
+        for i, (fn, nr) in enumerate(capture_edges):
+            capture_index.setdefault(fn, []).append((nr, i))
+
+    heap = []
+    tie = 0
+    for fn in buffers:
+        if deps.get(fn, 0) == 0:
+            heapq.heappush(heap, (-fn._seq, tie, fn))
+            tie += 1
+
+    freed_site = None if retain_graph else user_site(3)
+    prev_mode = STATE.grad
+    STATE.grad = create_graph
+    try:
+        while heap:
+            _, _, fn = heapq.heappop(heap)
+            grads = buffers.pop(fn)
+            grads = _call_pre_hooks(fn, grads)
+            if fn in capture_index:
+                for nr, i in capture_index[fn]:
+                    g = grads[nr] if nr < len(grads) else None
+                    captured[i] = g
+                    if accumulate and g is not None and fn.__class__ is not AccumulateGrad:
+                        accumulate_into_leaf(inputs[i], g)  # backward(inputs=[non_leaf]) fills its .grad
+            if fn.__class__ is AccumulateGrad:
+                if accumulate:
+                    fn.apply(grads)
+                continue
+            if needed is not None and fn not in needed:
+                continue
+            outputs = fn.apply(grads)
+            if STATE.anomaly:
+                from .anomaly import check_outputs
+                check_outputs(fn, outputs)
+            post = fn._hooks_dict("post") if fn._extra is not None else None
+            if post:
+                outputs = _call_post_hooks(post, outputs, grads)
+            if not retain_graph:
+                fn.release_variables()
+                _note_freed(fn, freed_site)
+            metas = fn._in_meta
+            for i, (nxt, nr) in enumerate(fn.next_functions):
+                if nxt is None:
+                    continue
+                if needed is not None and nxt not in needed:
+                    continue
+                g = outputs[i] if i < len(outputs) else None
+                if g is not None:
+                    shape, dt = metas[i]
+                    if g._data.shape != shape:
+                        g = _reduce_to(g, shape, fn, i)
+                    if g._data.dtype != dt:
+                        g = g.to(_dtype_of(dt))
+                    _add_to_buffer(buffers, nxt, nr, g, create_graph)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    if nxt in buffers:
+                        heapq.heappush(heap, (-nxt._seq, tie, nxt))
+                        tie += 1
+                    elif nxt in capture_index:
+                        # reached, but every incoming gradient was None: nothing to pass on
+                        pass
+    finally:
+        STATE.grad = prev_mode
+    if inputs is None:
+        return None
+    result = []
+    for i, inp in enumerate(inputs):
+        g = captured.get(i)
+        if g is None and not allow_unused and not accumulate:
+            raise_autograd(
+                "LG114",
+                f"One of the differentiated Tensors appears to not have been used in the graph (input {i}, "
+                f"shape {list(inp._data.shape)}). Set allow_unused=True if this is the desired behavior; "
+                "otherwise check that the output really is computed from this tensor.", tensor=inp, index=i)
+        result.append(g)
+    return tuple(result)
+
+
+def _note_freed(fn, site) -> None:
+    if site is None:
+        return
+    saved = getattr(fn, "_saved", None)
+    if saved:
+        for s in saved:
+            if getattr(s, "_freed_site", None) is True:
+                s._freed_site = site
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import from_numpy_dtype
+    return from_numpy_dtype(np_dtype)
+
+
+def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
+    """Sum a broadcast gradient back to the input's shape: the one place this happens."""
+    gs = g._data.shape
+    lead = len(gs) - len(shape)
+    if lead < 0 or any(s != 1 and s != gs[lead + k] for k, s in enumerate(shape)):
+        if g._data.size == _numel(shape):
+            return g.reshape(shape)
+        raise_autograd(
+            "LG109",
+            f"Function {fn.name()} returned an invalid gradient at index {i} - got {list(gs)} but expected "
+            f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
+            "with the shape of the corresponding input.", node=fn, index=i)
+    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and gs[lead + k] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    elif g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _add_to_buffer(buffers: dict, fn, nr: int, g: Tensor, create_graph: bool) -> None:
+    buf = buffers.get(fn)
+    if buf is None:
+        buf = buffers[fn] = [None] * (nr + 1)
+    elif len(buf) <= nr:
+        buf.extend([None] * (nr + 1 - len(buf)))
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _call_pre_hooks(fn, grads: list) -> list:
+    if fn.__class__ is AccumulateGrad:
+        m = fn.variable._meta
+        hooks = m.hooks if m is not None else None
+        if hooks:
+            g = grads[0]
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = _check_hook_grad(r, g, fn)
+            grads = [g]
+        return grads
+    extra = fn._extra
+    if extra is None:
+        return grads
+    tensor_pre = extra.get("tensor_pre")
+    if tensor_pre:
+        for nr, hooks in tensor_pre.items():
+            if nr < len(grads) and grads[nr] is not None:
+                g = grads[nr]
+                for h in list(hooks.values()):
+                    r = h(g)
+                    if r is not None:
+                        g = _check_hook_grad(r, g, fn)
+                grads[nr] = g
+    retains = extra.get("retains")
+    if retains:
+        for nr, ref in retains.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                g = grads[nr]
+                if t._grad is None:
+                    t._grad = Tensor._make(g._data.copy()) if not STATE.grad else g.clone()
+                else:
+                    t._grad = t._grad + g
+    pre = extra.get("pre")
+    if pre:
+        for h in list(pre.values()):
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    return grads
+
+
+def _check_hook_grad(new, old: Tensor, fn) -> Tensor:
+    if not isinstance(new, Tensor) or new._data.shape != old._data.shape:
+        shape = list(new._data.shape) if isinstance(new, Tensor) else type(new).__name__
+        raise_autograd(
+            "LG109",
+            f"hook 'hook' has changed the size of value: a hook on a tensor that feeds {fn.name()} returned "
+            f"{shape}, but the gradient has shape {list(old._data.shape)}. A hook may return None (keep the "
+            "gradient) or a tensor of exactly the gradient's shape.", node=fn)
+    return new
+
+
+def _call_post_hooks(post, outputs, grads):
+    outputs = list(outputs)
+    for h in list(post.values()):
+        r = h(tuple(outputs), tuple(grads))
+        if r is not None:
+            outputs = list(r)
+    return outputs
+
+
+def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
+    """Write or add ``g`` into ``var.grad`` exactly when torch would, stealing fresh buffers."""
+    old = var._grad
+    if old is None:
+        if STATE.grad:
+            var._grad = g
+        elif g._grad_fn is None and g._base is None and _exclusive(g):
+            var._grad = g
+        else:
+            var._grad = Tensor._make(g._data.copy())
+    elif not STATE.grad:
+        od = old._data
+        if od.shape == g._data.shape and od.dtype == g._data.dtype and od.flags.writeable:
+            od += g._data
+            old._vc.v += 1
+        else:
+            var._grad = Tensor._make(od + g._data)
+    else:
+        var._grad = old + g
+    m = var._meta
+    if m is not None and m.post_acc_hooks:
+        for h in list(m.post_acc_hooks.values()):
+            h(var)
+
+
+def _exclusive(g: Tensor) -> bool:
+    # refs to g: the caller's grads list, AccumulateGrad.apply's argument, this frame's
+    # argument and getrefcount's own; to its array: g itself and getrefcount's.
+    arr = g._data
+    return (_getrefcount(g) <= 4 and arr.base is None and _getrefcount(arr) <= 2
+            and arr.flags.writeable and arr.flags.c_contiguous)

@@ -1,0 +1,249 @@
+"""The backward graph: Node, AccumulateGrad, SavedTensor and hook handles.
+
+A Node is one recorded op seen from the backward side. It knows only its
+``next_functions`` (one ``(node, input_nr)`` edge per forward input), the shapes and
+dtypes of those inputs (so the engine can reduce broadcast gradients in one place)
+and its saved values. The engine never needs to know what op a Node stands for.
+
+Nothing here holds a reference back to a forward output, so a graph is a tree of
+plain references, freed by reference counting the moment its output is dropped.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable
+
+from ..errors import format_site, raise_autograd
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "next_sequence_nr"]
+
+_seq_counter = itertools.count()
+next_sequence_nr = _seq_counter.__next__
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; holds the hook dict weakly so it never pins a graph."""
+
+    __slots__ = ("_dict_ref", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks_dict: dict) -> None:
+        self._dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        d = self._dict_ref()
+        if d is not None:
+            d.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _HookDict(OrderedDict):
+    """An OrderedDict that can be weakly referenced (plain dicts cannot)."""
+
+
+def _add_hook(d: _HookDict, fn: Callable) -> RemovableHandle:
+    handle = RemovableHandle(d)
+    d[handle.id] = fn
+    return handle
+
+
+class Node:
+    """Base of every backward node. Subclasses implement ``apply(grads) -> tuple``."""
+
+    __slots__ = ("next_functions", "_seq", "_in_meta", "_extra", "__weakref__")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # -- what the engine calls
+    def apply(self, grads: list) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def release_variables(self) -> None:
+        pass
+
+    def __call__(self, *grads):
+        """Run this node's backward formula directly (as torch's ``grad_fn(grad)``)."""
+        return self.apply(list(grads))
+
+    # -- the extras live in one lazily made dict to keep recorded nodes small
+    def _x(self) -> dict:
+        extra = self._extra
+        if extra is None:
+            extra = self._extra = {}
+        return extra
+
+    @property
+    def metadata(self) -> dict:
+        return self._x().setdefault("metadata", {})
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        return _add_hook(self._x().setdefault("post", _HookDict()), fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        return _add_hook(self._x().setdefault("pre", _HookDict()), fn)
+
+    def _register_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        hooks = self._x().setdefault("tensor_pre", {})
+        return _add_hook(hooks.setdefault(output_nr, _HookDict()), fn)
+
+    def _set_retains_grad(self, output_nr: int, tensor) -> None:
+        self._x().setdefault("retains", {})[output_nr] = weakref.ref(tensor)
+
+    def _hooks_dict(self, key: str):
+        extra = self._extra
+        return None if extra is None else extra.get(key)
+
+    @property
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: writes (or adds into) ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._seq = float("inf")  # run as soon as ready: torch gives it UINT64_MAX
+        self._in_meta = ()
+        self._extra = None
+
+    def apply(self, grads: list) -> tuple:
+        from .engine import accumulate_into_leaf
+        accumulate_into_leaf(self.variable, grads[0])
+        return ()
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    An op's own output is stored as its array plus version counter, not as the
+    tensor, because the tensor points at the node and the node would point back: that
+    cycle would keep the graph alive until the cyclic GC runs.
+    """
+
+    __slots__ = ("_tensor", "_data", "_vc", "_version", "_is_output", "_output_nr", "_requires_grad",
+                 "_freed_site", "_site", "_base", "_pack_hook")
+
+    def __init__(self, tensor, is_output: bool, site=None) -> None:
+        vc = tensor._vc
+        self._vc = vc
+        self._version = vc.v
+        self._is_output = is_output
+        self._site = site
+        self._freed_site = None
+        if is_output:
+            self._tensor = None
+            self._data = tensor._data
+            self._output_nr = tensor._output_nr
+            self._requires_grad = tensor._requires_grad
+            self._base = tensor._base
+        else:
+            self._tensor = tensor
+            self._data = None
+
+    def release(self, site=None) -> None:
+        self._tensor = None
+        self._data = None
+        self._base = None
+        self._freed_site = site or True
+
+    def peek(self):
+        """The saved tensor without checks, or None once freed (for drawing and explaining)."""
+        if self._freed_site is not None:
+            return None
+        return self._tensor if not self._is_output else self._data
+
+    @property
+    def version_saved(self) -> int:
+        return self._version
+
+    @property
+    def version_now(self) -> int:
+        return self._vc.v
+
+    def unpack(self, node: Node | None = None):
+        if self._freed_site is not None:
+            raise_backward_twice(node, self._freed_site)
+        if self._vc.v != self._version:
+            raise_saved_modified(self, node)
+        if not self._is_output:
+            return self._tensor
+        from .._tensor import Tensor
+        t = Tensor._make(self._data)
+        t._vc = self._vc
+        if self._requires_grad and node is not None:
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = self._output_nr
+        return t
+
+    def shape_dtype(self) -> tuple:
+        arr = self._data if self._is_output else (self._tensor._data if self._tensor is not None else None)
+        return (None, None) if arr is None else (tuple(arr.shape), arr.dtype)
+
+
+def raise_backward_twice(node, freed_site) -> None:
+    where = ""
+    if isinstance(freed_site, tuple):
+        where = f" The graph was freed by the backward() at {format_site(freed_site)}."
+    raise_autograd(
+        "LG104",
+        "Trying to backward through the graph a second time (or directly access saved tensors after they "
+        "have already been freed). "
+        f"{node.name() if node is not None else 'A node'} needed a tensor it had saved during the forward "
+        f"pass, but the earlier backward() released it.{where} Fixes: pass retain_graph=True to the first "
+        "backward() if you really need to run backward twice; or recompute the forward pass before each "
+        "backward(); or, for a value carried across iterations (an RNN hidden state), call .detach() on it "
+        "so each iteration builds a fresh graph.",
+        node=node, freed_site=freed_site if isinstance(freed_site, tuple) else None)
+
+
+def raise_saved_modified(saved: SavedTensor, node) -> None:
+    from .._dtype import from_numpy_dtype
+    shape, np_dtype = saved.shape_dtype()
+    type_name = _legacy_type_name(from_numpy_dtype(np_dtype)) if np_dtype is not None else "Tensor"
+    shape_txt = "[" + ", ".join(str(s) for s in shape) + "]" if shape is not None else "[]"
+    op = node.name() if node is not None else "an op"
+    op_short = op[:-9] if op.endswith("Backward0") or op.endswith("Backward1") else op
+    role = f"which is output 0 of {op_short}" if saved._is_output else f"which was saved by {op}"
+    last = saved._vc.last_site
+    where = f" The in-place change was made at {format_site(last)}." if last else ""
+    created = f" It was saved at {format_site(saved._site)}." if saved._site else ""
+    raise_autograd(
+        "LG103",
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[{type_name} {shape_txt}], {role}, is at version {saved._vc.v}; expected version {saved._version} "
+        f"instead.{where}{created} {op} needs the value this tensor had when it was saved. Fixes: use the "
+        "out-of-place form (x = x + 1 instead of x += 1 or x.add_(1)); or .clone() the tensor before "
+        "changing it; remember that .detach() and .data share memory, so writing through them counts too.",
+        node=node, saved=saved, site=last, version_now=saved._vc.v, version_saved=saved._version)
+
+
+_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+           "complex128": "ComplexDouble"}
+
+
+def _legacy_type_name(d) -> str:
+    return f"torch.{_LEGACY.get(d.name, d.name)}Tensor"
+
+
+def describe_node(node: Any) -> str:
+    return "None" if node is None else node.name()

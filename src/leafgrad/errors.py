@@ -1,0 +1,104 @@
+"""Every autograd error and warning leafgrad raises, each with a stable code.
+
+The first words of each message are the phrase PyTorch prints, so a search for the
+torch error still finds it; the rest is ours: which tensor, which op, which line, and
+what to change. ``leafgrad.explain(err)`` turns the code and the recorded details into
+a longer explanation (English or Simplified Chinese) kept as data files.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+__all__ = ["LeafgradError", "AutogradError", "AutogradTypeError", "AutogradWarning", "user_site",
+           "raise_autograd", "warn_autograd", "CODES"]
+
+# code -> short name, used by explain() and the docs.
+CODES = {
+    "LG101": "leaf-inplace",
+    "LG102": "view-of-leaf-inplace",
+    "LG103": "saved-tensor-modified",
+    "LG104": "backward-twice",
+    "LG105": "no-grad-fn",
+    "LG106": "non-scalar-backward",
+    "LG107": "requires-grad-non-leaf",
+    "LG108": "non-leaf-grad-access",
+    "LG109": "gradient-shape-mismatch",
+    "LG110": "multi-output-view-inplace",
+    "LG111": "no-grad-view-inplace",
+    "LG112": "requires-grad-non-float",
+    "LG113": "numpy-requires-grad",
+    "LG114": "unused-input",
+    "LG115": "input-not-requiring-grad",
+    "LG116": "inference-tensor-inplace",
+    "LG117": "nan-in-backward",
+    "LG118": "inplace-overlap",
+}
+
+
+class LeafgradError(Exception):
+    """Mixin carried by every autograd error: ``code`` and ``details`` feed explain()."""
+
+    code: str = ""
+    details: dict
+
+    def __init__(self, message: str, code: str = "", **details) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+class AutogradError(LeafgradError, RuntimeError):
+    """A RuntimeError, as torch raises, that also knows its leafgrad code."""
+
+
+class AutogradTypeError(LeafgradError, TypeError):
+    pass
+
+
+class AutogradWarning(UserWarning):
+    """A UserWarning, as torch warns, that also knows its leafgrad code."""
+
+    def __init__(self, message: str, code: str = "", **details) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+
+
+def raise_autograd(code: str, message: str, cls=AutogradError, **details):
+    raise cls(f"{message}\n[leafgrad {code}] leafgrad.explain(err) explains this error.", code, **details)
+
+
+def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> None:
+    warnings.warn(AutogradWarning(message, code, **details), stacklevel=stacklevel)
+
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_site(skip: int = 2) -> tuple[str, int] | None:
+    """(file, line) of the nearest caller outside leafgrad: cheap, no traceback object."""
+    try:
+        f = sys._getframe(skip)
+    except ValueError:
+        return None
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR):
+            return fn, f.f_lineno
+        f = f.f_back
+    return None
+
+
+def format_site(site: tuple[str, int] | None) -> str:
+    if not site:
+        return "an unknown line"
+    fn, line = site
+    text = ""
+    try:
+        import linecache
+        text = linecache.getline(fn, line).strip()
+    except Exception:
+        pass
+    return f'{fn}:{line}' + (f'  ->  {text}' if text else "")
