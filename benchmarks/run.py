@@ -248,7 +248,9 @@ def child_env(unset_openblas_env: bool) -> dict[str, str]:
 def run_process(cmd: list[str], settings: Settings) -> str:
     """Run one child to completion; return stdout or raise ChildError with its stderr tail."""
     try:
-        proc = subprocess.run(cmd, env=settings.env, capture_output=True, text=True, timeout=settings.timeout, cwd=settings.tmpdir)
+        proc = subprocess.run(
+            cmd, env=settings.env, capture_output=True, text=True, timeout=settings.timeout, cwd=settings.tmpdir
+        )
     except subprocess.TimeoutExpired as exc:
         raise ChildError(f"timed out after {settings.timeout:.0f}s") from exc
     if proc.returncode != 0:

@@ -149,6 +149,9 @@ def _kind_default(kind: int) -> dtype:
     return (bool, int64, _default[0], default_complex())[kind]
 
 
+_TENSOR_TYPE: list = [None]  # filled by _tensor.py; avoids an import per call
+
+
 def result_type(*operands) -> dtype:
     """torch.result_type over tensors and Python scalars.
 
@@ -156,7 +159,7 @@ def result_type(*operands) -> dtype:
     Python scalars. A lower-priority operand only matters when it belongs to a
     higher category (bool < int < float < complex) than everything above it.
     """
-    from ._tensor import Tensor
+    Tensor = _TENSOR_TYPE[0]
     dim_t = zero_t = scal = None
     scal_kind = -1
     for x in operands:

@@ -50,8 +50,15 @@ parts, one for the imaginary parts) by looking at the nonzero finite values only
 * ``sci_mode=True/False`` in the print options forces the choice, except when there
   are no nonzero finite values at all (then integer mode is kept).
 
-Each element is right-aligned to the widest formatted nonzero finite value; zeros,
-nan and inf do not count towards that width (so ``-0.`` or ``nan`` may stick out).
+Each float element is right-aligned to the widest formatted nonzero finite value;
+zeros, nan and inf do not count towards that width (so ``-0.`` or ``nan`` may stick
+out).  Integers and booleans are right-aligned to the widest of all printed values
+(``tensor([ True, False])``).
+
+Line wrapping
+-------------
+A 1-d row holds ``floor((linewidth - indent) / (width + 2))`` elements per line
+(complex: ``width`` is real width + imaginary width + 1 for the ``j``), at least one.
 
 Summarisation
 -------------

@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtype as D
 from ._backend import backend_for_array, backend_for_device, device as Device
 from .autograd import grad_mode as _gm
-from .autograd.graph import AccumulateGrad, RemovableHandle, _add_hook, _HookDict
+from .autograd.graph import _LATE as _graph_late, AccumulateGrad, RemovableHandle, _add_hook, _HookDict
 from .errors import raise_autograd, warn_autograd, user_site
 
 __all__ = ["Tensor", "VersionCounter", "Size"]
@@ -74,6 +74,7 @@ class _TensorMeta:
 
 
 _new = object.__new__
+TENSOR_TYPES: set = set()  # Tensor and its subclasses (Parameter): `type(x) in TENSOR_TYPES` is the fast test
 
 
 class Tensor:
@@ -83,6 +84,10 @@ class Tensor:
                  "_output_nr", "_accumulator", "_meta", "__weakref__", "__dict__")
 
     __array_priority__ = 1000  # NumPy defers ``ndarray * tensor`` to us
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        TENSOR_TYPES.add(cls)
 
     def __init__(self, *args, **kwargs) -> None:
         # torch.Tensor(2, 3) makes an uninitialised float tensor; torch.Tensor([1, 2]) copies data
@@ -101,7 +106,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._grad = None
-        t._vc = VersionCounter()
+        t._vc = None
         t._base = None
         t._view_v = 0
         t._output_nr = 0
@@ -116,7 +121,7 @@ class Tensor:
         t._requires_grad = False
         t._grad_fn = None
         t._grad = None
-        t._vc = VersionCounter()
+        t._vc = None  # made on first need (a save, a view, an in-place write): most tensors never need one
         t._base = None
         t._view_v = 0
         t._output_nr = 0
@@ -195,7 +200,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.v
+        return 0 if self._vc is None else self._vc.v
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -428,10 +433,7 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A leaf sharing this tensor's memory and version counter, with no history."""
         t = Tensor._make(self._data)
-        t._vc = self._vc
-        t._base = self._base if self._base is not None else self
-        t._view_v = -1  # not a differentiable view: never re-derives a grad_fn
-        t._m().view_kind = "detach"
+        t._vc = vc_of(self)
         return t
 
     def detach_(self) -> "Tensor":
@@ -447,7 +449,7 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         t = Tensor._make(self._data)
-        t._vc = self._vc
+        t._vc = vc_of(self)
         return t
 
     @data.setter
@@ -475,6 +477,22 @@ class Tensor:
 
     def __class_getitem__(cls, item):
         return cls
+
+
+D._TENSOR_TYPE[0] = Tensor
+TENSOR_TYPES.add(Tensor)
+_graph_late["make"] = Tensor._make
+
+
+def vc_of(t: Tensor) -> VersionCounter:
+    """The tensor's version counter, made on first use."""
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = VersionCounter()
+    return vc
+
+
+_graph_late["vc_of"] = vc_of
 
 
 def _rebuild(arr, requires_grad):

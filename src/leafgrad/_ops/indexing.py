@@ -113,8 +113,13 @@ def getitem(t: Tensor, key) -> Tensor:
     key = normalize_key(key)
     if any(_is_advanced(k) for k in key):
         _check_bool_shapes(t, key)
+        # as torch: ints, slices and None first (as views), then one index op for the arrays
+        basic = tuple(slice(None) if _is_advanced(k) else k for k in key)
+        rest = tuple(k if _is_advanced(k) or k is Ellipsis else slice(None) for k in key if not isinstance(k, int))
+        if any(not (isinstance(k, slice) and k == slice(None)) for k in basic if k is not Ellipsis):
+            t = _basic_index(t, basic, False)
         try:
-            return apply(INDEX, (t,), (key,))
+            return apply(INDEX, (t,), (rest,))
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
     return _basic_index(t, key, single)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _STATE
+from .._tensor import Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from .registry import OpNode, _record, apply, defop, edge_of
@@ -145,10 +145,10 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     out = op.forward(xp, *arrays, *params)
     out_dtype = np.result_type(out)
     _check_cast(self, out_dtype)
-    saves_self = any(kind == 0 and i == 0 for kind, i in op.saved)
+    saves_self = any(kind == 0 and i == 0 for kind, i, _ in op.saved)
     original = self._data.copy() if needs and saves_self else None
     self._data[...] = out
-    self._vc.bump(user_site())
+    vc_of(self).bump(user_site())
     if not needs:
         return self
     if self._base is not None and (self._meta is None or self._meta.view_kind is None):
@@ -208,8 +208,8 @@ class CopySlices(Node):
             base_grad = index_put(flat, key, r0.reshape(-1)).reshape(self._base_shape)
         return [base_grad] + list(res[1:])
 
-    def release_variables(self) -> None:
-        self.fn.release_variables()
+    def release_variables(self, site=None) -> None:
+        self.fn.release_variables(site)
 
 
 def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original) -> None:

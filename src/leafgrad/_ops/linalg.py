@@ -124,7 +124,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        from .shape import SQUEEZE_MATMUL
+        return apply(SQUEEZE_MATMUL, (mm(input.unsqueeze(0), other),), ((0,),))
     if da == 2 and db == 2:
         return mm(input, other)
     if da >= 3 and db <= 2:

@@ -130,6 +130,12 @@ def _masked_fill_(self, mask, value):
 def _T(self):
     if self._data.ndim == 2:
         return S.t(self)
+    if self._data.ndim > 2:
+        import warnings
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                      "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                      "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                      UserWarning, stacklevel=2)
     return S.permute(self, tuple(range(self._data.ndim))[::-1])
 
 
@@ -211,16 +217,16 @@ Tensor.real = property(lambda self: Tensor._make(np.real(self._data)))
 Tensor.imag = property(lambda self: Tensor._make(np.imag(self._data)))
 
 # ----------------------------------------------------------------------------- operators
-Tensor.__add__ = P.add
-Tensor.__radd__ = _swap(P.add)
+Tensor.__add__ = P.binary_alpha_method(P.ADD)
+Tensor.__radd__ = Tensor.__add__
 Tensor.__iadd__ = lambda self, other: IP.binary_(P.ADD, self, other, (1,), "add_ (+=)")
-Tensor.__sub__ = P.sub
+Tensor.__sub__ = P.binary_alpha_method(P.SUB)
 Tensor.__rsub__ = lambda self, other: P.rsub(self, other)
 Tensor.__isub__ = lambda self, other: IP.binary_(P.SUB, self, other, (1,), "sub_ (-=)")
-Tensor.__mul__ = P.mul
-Tensor.__rmul__ = _swap(P.mul)
+Tensor.__mul__ = P.binary_method(P.MUL)
+Tensor.__rmul__ = Tensor.__mul__
 Tensor.__imul__ = lambda self, other: IP.binary_(P.MUL, self, other, (), "mul_ (*=)")
-Tensor.__truediv__ = P.div
+Tensor.__truediv__ = P.div  # int / int promotes to float: keep the full promotion path
 Tensor.__rtruediv__ = lambda self, other: P.mul(P.reciprocal(self), other)
 Tensor.__itruediv__ = lambda self, other: _div_(self, other)
 Tensor.__floordiv__ = P.floor_divide

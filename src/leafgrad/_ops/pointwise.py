@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from .registry import apply, apply_nograd, defop
+from .._tensor import TENSOR_TYPES, Tensor
+from .registry import apply, apply_nograd, apply_scalar, defop
 
 _make = Tensor._make
 
@@ -20,14 +20,21 @@ ADD = defop("AddBackward0", lambda xp, a, b, alpha: a + b if alpha == 1 else a +
             (lambda g, alpha: g, lambda g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
 SUB = defop("SubBackward0", lambda xp, a, b, alpha: a - b if alpha == 1 else a - alpha * b,
             (lambda g, alpha: g, lambda g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
-RSUB = defop("RsubBackward1", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
+RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
              (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g, alpha: g), saved=("alpha",), n_in=2)
+# ``number - tensor``: the number is not an input at all (torch's rsub.Scalar)
+RSUB_SCALAR = defop("RsubBackward1", lambda xp, a, other, alpha: other - a if alpha == 1 else other - alpha * a,
+                    lambda g, alpha: -g if alpha == 1 else g * -alpha, saved=("alpha",))
 MUL = defop("MulBackward0", lambda xp, a, b: a * b,
-            (lambda g, self, other: g * other.conj(), lambda g, self, other: g * self.conj()),
+            (lambda g, self, other: g * _conj(other), lambda g, self, other: g * _conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
             (lambda g, self, other: g / other, lambda g, self, other: -g * self / (other * other)),
             saved=("self", "other"), n_in=2)
+def _conj(x):
+    return x.conj() if x.__class__ in TENSOR_TYPES and x._data.dtype.kind == "c" else x
+
+
 NEG = defop("NegBackward0", lambda xp, a: -a, lambda g: -g)
 RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda g, result: -g * result * result,
                    saved=("result",))
@@ -126,11 +133,9 @@ def _clamp_bwd(g, self, min, max):
 
 
 CLAMP = defop("ClampBackward1", _clamp_fwd, _clamp_bwd, saved=("self", "min", "max"))
-WHERE = defop("WhereBackward0", lambda xp, c, a, b: xp.where(c, a, b),
-              (None, lambda g, condition: where(condition, g, 0.0), lambda g, condition: where(condition, 0.0, g)),
-              saved=("input0",), n_in=3)
-# torch names the saved condition "condition": keep the attribute name readable
-WHERE.node_cls._saved_names = ("condition",)
+WHERE = defop("WhereBackward0", lambda xp, a, b, condition: xp.where(condition._data, a, b),
+              (lambda g, condition: where(condition, g, 0.0), lambda g, condition: where(condition, 0.0, g)),
+              saved=("condition",), n_in=2)
 
 
 def _max_grad(g, self, other):
@@ -153,8 +158,19 @@ def _scalar_tensor(x, dt: D.dtype) -> Tensor:
     return _make(np.asarray(x, dtype=dt.np))
 
 
+_PY_SCALAR_KIND = {float: "f", int: "i", bool: "b"}
+_KEEPS_DTYPE = {("f", "f"), ("f", "i"), ("f", "b"), ("c", "f"), ("c", "i"), ("c", "b"), ("i", "i"), ("i", "b"),
+                ("u", "i"), ("u", "b"), ("b", "b")}
+
+
 def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Tensor:
     """Apply a two-input op after torch's type promotion; Python scalars become 0-dim inputs."""
+    # fast path, the common case: tensor (op) Python number that keeps the tensor's dtype
+    sk = _PY_SCALAR_KIND.get(b.__class__)
+    if sk is not None and out_dtype is None and a.__class__ in TENSOR_TYPES:
+        ad = a._data.dtype
+        if (ad.kind, sk) in _KEEPS_DTYPE:
+            return apply_scalar(op, a, b, params)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     if ta and tb:
@@ -202,6 +218,34 @@ def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
     return apply(op, (a,), params, cast=D.get_default_dtype().np)
 
 
+def binary_method(op, reverse: bool = False):
+    """``Tensor.__mul__`` and friends: the scalar fast path inlined, one call less per op."""
+    if reverse:
+        def method(self, other):
+            return binary(op, other, self)
+        return method
+
+    def method(self, other):
+        sk = _PY_SCALAR_KIND.get(other.__class__)
+        if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
+            return apply_scalar(op, self, other, _NO_PARAMS)
+        return binary(op, self, other)
+    return method
+
+
+_NO_PARAMS = ()
+_ALPHA_1 = (1,)
+
+
+def binary_alpha_method(op):
+    def method(self, other):
+        sk = _PY_SCALAR_KIND.get(other.__class__)
+        if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
+            return apply_scalar(op, self, other, _ALPHA_1)
+        return binary(op, self, other, _ALPHA_1)
+    return method
+
+
 # ----------------------------------------------------------------------------- public functions
 def add(input, other, *, alpha=1) -> Tensor:
     return binary(ADD, input, other, (alpha,))
@@ -215,6 +259,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
+    if isinstance(input, Tensor) and other.__class__ in _PY_SCALAR_KIND:
+        dt = D.result_type(input, other)
+        return apply(RSUB_SCALAR, (input,), (other, alpha), cast=None if dt is input.dtype else dt.np)
     return binary(RSUB, input, other, (alpha,))
 
 
@@ -411,7 +458,7 @@ def where(condition, input=None, other=None) -> Tensor:
     if cast is not None:
         a = a if a._data.dtype == cast else _cast_keep_graph(a, dt)
         b = b if b._data.dtype == cast else _cast_keep_graph(b, dt)
-    return apply(WHERE, (c, a, b))
+    return apply(WHERE, (a, b), (c,))
 
 
 def _cast_keep_graph(t: Tensor, dt: D.dtype) -> Tensor:

@@ -12,11 +12,12 @@ other name is the forward parameter of that name.
 """
 from __future__ import annotations
 
+import dis
 import inspect
 from typing import Callable, Sequence
 
 from .._backend import _BY_ARRAY_TYPE
-from .._tensor import Tensor, _STATE
+from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 
 __all__ = ["OpDef", "OpNode", "defop", "apply", "apply_nograd", "edge_of"]
@@ -36,8 +37,17 @@ class OpNode(Node):
     _multi: bool = False
     _variadic: bool = False
 
-    def apply(self, grads: list) -> tuple:
-        return self.apply_masked(grads, [nxt is not None for nxt, _ in self.next_functions])
+    def apply(self, grads: list) -> list:
+        saved = self._saved
+        vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in saved] if saved else ()
+        g = grads if self._multi else grads[0]
+        if self._variadic:
+            f = self._formulas[0]
+            return [None if nxt is None else f(g, i, *vals) for i, (nxt, _) in enumerate(self.next_functions)]
+        out = []
+        for f, (nxt, _) in zip(self._formulas, self.next_functions):
+            out.append(f(g, *vals) if nxt is not None and f is not None else None)
+        return out
 
     def apply_masked(self, grads: list, wanted) -> list:
         """Run the formulas of the inputs flagged in ``wanted`` (CopySlices picks its own)."""
@@ -48,10 +58,10 @@ class OpNode(Node):
             return [f(g, i, *vals) if w else None for i, w in enumerate(wanted)]
         return [f(g, *vals) if w and f is not None else None for f, w in zip(self._formulas, wanted)]
 
-    def release_variables(self) -> None:
+    def release_variables(self, site=None) -> None:
         for s in self._saved:
             if s.__class__ is SavedTensor:
-                s.release()
+                s.release(site)
 
     def __getattr__(self, name: str):
         # torch exposes saved values as grad_fn._saved_<name>; keep them out of the slots
@@ -71,7 +81,8 @@ class OpNode(Node):
 class OpDef:
     """Everything known about one op, computed at registration."""
 
-    __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic")
+    __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
+                 "needed_by")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -128,7 +139,34 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.view = view
     op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
     op.variadic = variadic
+    op.needed_by = _needed_by(grads, len(spec), variadic)
+    op.saved = tuple((kind, i, users) for (kind, i), users in zip(spec, op.needed_by))
     return op
+
+
+def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
+    """For each saved value, the inputs whose formula reads it (as torch saves only what is needed).
+
+    ``mul`` by a constant then saves only the constant, not the tensor. Found once, at
+    registration, from the formulas' bytecode; ``None`` means "any input".
+    """
+    if variadic:
+        return (None,) * n_saved
+    users = [set() for _ in range(n_saved)]
+    for i, f in enumerate(formulas):
+        if f is None:
+            continue
+        code = getattr(f, "__code__", None)
+        if code is None:
+            return (None,) * n_saved
+        offset = 2 if variadic else 1  # (grad, [index,] *saved)
+        params = code.co_varnames[offset:code.co_argcount]
+        loaded = {ins.argval for ins in dis.get_instructions(f) if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF"))}
+        loaded |= set(code.co_cellvars)
+        for k, name in enumerate(params[:n_saved]):
+            if name in loaded:
+                users[k].add(i)
+    return tuple(tuple(sorted(u)) for u in users)
 
 
 def edge_of(t: Tensor) -> tuple:
@@ -197,20 +235,41 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
 
 
 def _mark_view(res: Tensor, inp: Tensor, multi: bool = False) -> None:
-    res._vc = inp._vc
+    vc = inp._vc
+    if vc is None:
+        vc = vc_of(inp)
+    res._vc = vc
     res._base = inp._base if inp._base is not None else inp
-    res._view_v = inp._vc.v
+    res._view_v = vc.v
     if multi or not _STATE.grad:
         res._m().view_kind = "multi_output" if multi else "no_grad"
     elif inp._meta is not None and inp._meta.view_kind in ("multi_output", "no_grad"):
         res._m().view_kind = inp._meta.view_kind
 
 
+_NO_EDGE = (None, 0)
+_NO_META = ((), None)
+
+
 def _record(op: OpDef, inputs, params, outs) -> OpNode:
     node = _new(op.node_cls)
     node._seq = next_sequence_nr()
-    node.next_functions = tuple([edge_of(t) for t in inputs])
-    node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    edges = []
+    meta = []
+    for t in inputs:
+        fn = t._grad_fn
+        if fn is not None:
+            edges.append((fn, t._output_nr))
+        elif t._requires_grad:
+            ref = t._accumulator
+            acc = ref() if ref is not None else None
+            edges.append((acc if acc is not None else t._grad_accumulator(), 0))
+        else:
+            edges.append(_NO_EDGE)
+        d = t._data
+        meta.append((d.shape, d.dtype))
+    node.next_functions = tuple(edges)
+    node._in_meta = tuple(meta)
     node._extra = None
     if _STATE.anomaly:
         from ..autograd.anomaly import record_forward_trace
@@ -219,17 +278,69 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
 
 
 def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
+    spec = op.saved
+    if not spec:
+        node._saved = ()
+        return
     saved = []
-    for kind, i in op.saved:
+    edges = node.next_functions
+    for kind, i, users in spec:
+        if kind <= 1 and users is not None:
+            for u in users:
+                if edges[u][0] is not None:
+                    break
+            else:
+                saved.append(None)  # no input whose formula reads this value requires grad
+                continue
         if kind == 0:
-            saved.append(SavedTensor(inputs[i], False))
+            t = inputs[i]
+            saved.append(SavedTensor(t, False) if t.__class__ in TENSOR_TYPES else t)
         elif kind == 1:
             saved.append(SavedTensor(outs[i], True))
         elif kind == 2:
             saved.append(inputs[i]._data.shape)
         else:
             saved.append(params[i])
-    node._saved = tuple(saved)
+    node._saved = saved
+
+
+def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
+    """``apply`` for tensor (op) Python number when the number keeps the tensor's dtype.
+
+    The number is passed to NumPy as is (its weak typing matches torch's rule) and is
+    recorded as an input without history, so no wrapper tensor is made for it.
+    """
+    if _STATE.grad:
+        if a._base is not None:
+            _sync_view(a)
+        needs = a._requires_grad
+    else:
+        needs = False
+    arr = a._data
+    out = op.forward(_BY_ARRAY_TYPE[arr.__class__].xp, arr, scalar, *params)
+    if out.__class__ is not arr.__class__:
+        out = _BY_ARRAY_TYPE[arr.__class__].xp.asarray(out)
+    res = _make(out)
+    if needs and out.dtype.kind in _FLOATING:
+        node = _new(op.node_cls)
+        node._seq = next_sequence_nr()
+        fn = a._grad_fn
+        if fn is not None:
+            first = (fn, a._output_nr)
+        else:
+            ref = a._accumulator
+            acc = ref() if ref is not None else None
+            first = (acc if acc is not None else a._grad_accumulator(), 0)
+        node.next_functions = (first, _NO_EDGE)
+        node._in_meta = ((arr.shape, arr.dtype), _NO_META)  # the number's edge is None: never read
+        node._extra = None
+        if _STATE.anomaly:
+            from ..autograd.anomaly import record_forward_trace
+            record_forward_trace(node)
+        res._requires_grad = True
+        res._grad_fn = node
+        _finish_saves(op, node, (a, scalar), (res,), params)
+    return res
 
 
 def apply_nograd(fn: Callable, *tensors: Tensor, dtype_out=None):

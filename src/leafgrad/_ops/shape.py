@@ -155,6 +155,10 @@ SQUEEZE = defop("SqueezeBackward0", lambda xp, a: a.reshape(tuple(s for s in a.s
 SQUEEZE_DIM = defop("SqueezeBackward1", lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1:])
                     if a.shape[dim] == 1 else a.view(),
                     lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+# what torch records for the squeeze inside matmul(vector, matrix)
+SQUEEZE_MATMUL = defop("SqueezeBackward4", lambda xp, a, dims: a.reshape(
+    tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))),
+    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
 SQUEEZE_DIMS = defop("SqueezeBackward2", lambda xp, a, dims: a.reshape(
     tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))),
     lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)

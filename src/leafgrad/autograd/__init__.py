@@ -65,7 +65,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
 
 _LAZY = {
     "Function": "function", "FunctionCtx": "function", "once_differentiable": "function",
-    "gradcheck": "gradcheck", "gradgradcheck": "gradgradcheck",
+    "gradcheck": "_gradcheck", "gradgradcheck": "_gradcheck", "GradcheckError": "_gradcheck",
     "detect_anomaly": "anomaly", "set_detect_anomaly": "anomaly", "is_anomaly_enabled": "anomaly",
     "functional": None, "graph": None, "engine": None, "anomaly": None, "function": None,
 }
@@ -76,8 +76,6 @@ def __getattr__(name: str):
     import importlib
     if name not in _LAZY:
         raise AttributeError(f"module 'leafgrad.autograd' has no attribute '{name}'")
-    if name == "gradgradcheck":
-        return importlib.import_module(".gradcheck", __name__).gradgradcheck
     mod = _LAZY[name]
     if mod is None:
         return importlib.import_module("." + name, __name__)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import heapq
 import sys
 
-from .._tensor import Tensor
+from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd, user_site
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node
+from .graph import _LATE, AccumulateGrad, Node
 
 __all__ = ["run_backward", "accumulate_into_leaf"]
 
@@ -152,59 +152,71 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
             heapq.heappush(heap, (-fn._seq, tie, fn))
             tie += 1
 
-    freed_site = None if retain_graph else user_site(3)
+    freed_site = None if retain_graph else (user_site(3) or True)
     prev_mode = STATE.grad
     STATE.grad = create_graph
+    heappush, heappop = heapq.heappush, heapq.heappop
+    anomaly = STATE.anomaly
     try:
         while heap:
-            _, _, fn = heapq.heappop(heap)
+            fn = heappop(heap)[2]
             grads = buffers.pop(fn)
-            grads = _call_pre_hooks(fn, grads)
-            if fn in capture_index:
+            cls = fn.__class__
+            if fn._extra is not None or cls is AccumulateGrad:
+                grads = _call_pre_hooks(fn, grads)
+            if capture_index and fn in capture_index:
                 for nr, i in capture_index[fn]:
                     g = grads[nr] if nr < len(grads) else None
                     captured[i] = g
-                    if accumulate and g is not None and fn.__class__ is not AccumulateGrad:
+                    if accumulate and g is not None and cls is not AccumulateGrad:
                         accumulate_into_leaf(inputs[i], g)  # backward(inputs=[non_leaf]) fills its .grad
-            if fn.__class__ is AccumulateGrad:
+            if cls is AccumulateGrad:
                 if accumulate:
                     fn.apply(grads)
                 continue
             if needed is not None and fn not in needed:
                 continue
             outputs = fn.apply(grads)
-            if STATE.anomaly:
+            if anomaly:
                 from .anomaly import check_outputs
                 check_outputs(fn, outputs)
-            post = fn._hooks_dict("post") if fn._extra is not None else None
-            if post:
-                outputs = _call_post_hooks(post, outputs, grads)
-            if not retain_graph:
-                fn.release_variables()
-                _note_freed(fn, freed_site)
+            if fn._extra is not None:
+                post = fn._extra.get("post")
+                if post:
+                    outputs = _call_post_hooks(post, outputs, grads)
+            if freed_site is not None:
+                fn.release_variables(freed_site)
             metas = fn._in_meta
-            for i, (nxt, nr) in enumerate(fn.next_functions):
-                if nxt is None:
-                    continue
-                if needed is not None and nxt not in needed:
+            i = -1
+            for nxt, nr in fn.next_functions:
+                i += 1
+                if nxt is None or (needed is not None and nxt not in needed):
                     continue
                 g = outputs[i] if i < len(outputs) else None
                 if g is not None:
+                    d = g._data
                     shape, dt = metas[i]
-                    if g._data.shape != shape:
+                    if d.shape != shape:
                         g = _reduce_to(g, shape, fn, i)
-                    if g._data.dtype != dt:
+                    if d.dtype != dt:
                         g = g.to(_dtype_of(dt))
-                    _add_to_buffer(buffers, nxt, nr, g, create_graph)
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    if nxt in buffers:
-                        heapq.heappush(heap, (-nxt._seq, tie, nxt))
-                        tie += 1
-                    elif nxt in capture_index:
-                        # reached, but every incoming gradient was None: nothing to pass on
-                        pass
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        if nr == 0:
+                            buffers[nxt] = [g]
+                        else:
+                            buf = buffers[nxt] = [None] * (nr + 1)
+                            buf[nr] = g
+                    else:
+                        if len(buf) <= nr:
+                            buf.extend([None] * (nr + 1 - len(buf)))
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+                c = deps[nxt] - 1
+                deps[nxt] = c
+                if c == 0 and nxt in buffers:
+                    heappush(heap, (-nxt._seq, tie, nxt))
+                    tie += 1
     finally:
         STATE.grad = prev_mode
     if inputs is None:
@@ -220,16 +232,6 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 "otherwise check that the output really is computed from this tensor.", tensor=inp, index=i)
         result.append(g)
     return tuple(result)
-
-
-def _note_freed(fn, site) -> None:
-    if site is None:
-        return
-    saved = getattr(fn, "_saved", None)
-    if saved:
-        for s in saved:
-            if getattr(s, "_freed_site", None) is True:
-                s._freed_site = site
 
 
 def _dtype_of(np_dtype):
@@ -354,7 +356,7 @@ def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
         od = old._data
         if od.shape == g._data.shape and od.dtype == g._data.dtype and od.flags.writeable:
             od += g._data
-            old._vc.v += 1
+            vc_of(old).v += 1
         else:
             var._grad = Tensor._make(od + g._data)
     else:
@@ -371,3 +373,6 @@ def _exclusive(g: Tensor) -> bool:
     arr = g._data
     return (_getrefcount(g) <= 4 and arr.base is None and _getrefcount(arr) <= 2
             and arr.flags.writeable and arr.flags.c_contiguous)
+
+
+_LATE["accumulate"] = accumulate_into_leaf

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .._tensor import Tensor
+from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd
 from .grad_mode import STATE, no_grad
 from .graph import Node, SavedTensor, next_sequence_nr
@@ -83,10 +83,10 @@ class BackwardCFunction(FunctionCtx, Node):
                                 "gradients must be Tensors or None")
         return out
 
-    def release_variables(self) -> None:
+    def release_variables(self, site=None) -> None:
         for s in self.__dict__.get("_saved_vars") or ():
             if s is not None:
-                s.release()
+                s.release(site)
 
 def _dt(np_dtype):
     from .._dtype import from_numpy_dtype
@@ -161,11 +161,11 @@ class Function(metaclass=_FunctionMeta):
                 if needs and o._grad_fn is None and o._requires_grad:
                     raise_autograd("LG101", "a leaf Variable that requires grad is being used in an in-place "
                                    f"operation. {cls.__name__}.forward marked it dirty (modified in place).", tensor=o)
-                o._vc.bump()
+                vc_of(o).bump()
             elif any(o is t for t in tensor_args):
                 # an input returned as-is comes back as a new tensor sharing its memory
                 shared = Tensor._make(o._data)
-                shared._vc = o._vc
+                shared._vc = vc_of(o)
                 o = shared
             if needs and o.dtype.is_floating_point and not any(o is n for n in non_diff):
                 o._grad_fn = ctx

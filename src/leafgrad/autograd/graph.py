@@ -19,6 +19,9 @@ from ..errors import format_site, raise_autograd
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "next_sequence_nr"]
 
+# filled in by _tensor.py and engine.py, which import this module (no import per call)
+_LATE: dict = {}
+
 _seq_counter = itertools.count()
 next_sequence_nr = _seq_counter.__next__
 
@@ -70,8 +73,8 @@ class Node:
     def apply(self, grads: list) -> tuple:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def release_variables(self) -> None:
-        pass
+    def release_variables(self, site=None) -> None:
+        """Free saved tensors after a backward without retain_graph (``site``: where that backward ran)."""
 
     def __call__(self, *grads):
         """Run this node's backward formula directly (as torch's ``grad_fn(grad)``)."""
@@ -117,6 +120,12 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
     def __init__(self, variable) -> None:
         self.variable = variable
         self.next_functions = ()
@@ -125,8 +134,7 @@ class AccumulateGrad(Node):
         self._extra = None
 
     def apply(self, grads: list) -> tuple:
-        from .engine import accumulate_into_leaf
-        accumulate_into_leaf(self.variable, grads[0])
+        _LATE["accumulate"](self.variable, grads[0])
         return ()
 
 
@@ -139,10 +147,12 @@ class SavedTensor:
     """
 
     __slots__ = ("_tensor", "_data", "_vc", "_version", "_is_output", "_output_nr", "_requires_grad",
-                 "_freed_site", "_site", "_base", "_pack_hook")
+                 "_freed_site", "_site")
 
     def __init__(self, tensor, is_output: bool, site=None) -> None:
         vc = tensor._vc
+        if vc is None:
+            vc = _LATE["vc_of"](tensor)
         self._vc = vc
         self._version = vc.v
         self._is_output = is_output
@@ -153,7 +163,6 @@ class SavedTensor:
             self._data = tensor._data
             self._output_nr = tensor._output_nr
             self._requires_grad = tensor._requires_grad
-            self._base = tensor._base
         else:
             self._tensor = tensor
             self._data = None
@@ -161,7 +170,6 @@ class SavedTensor:
     def release(self, site=None) -> None:
         self._tensor = None
         self._data = None
-        self._base = None
         self._freed_site = site or True
 
     def peek(self):
@@ -185,8 +193,7 @@ class SavedTensor:
             raise_saved_modified(self, node)
         if not self._is_output:
             return self._tensor
-        from .._tensor import Tensor
-        t = Tensor._make(self._data)
+        t = _LATE["make"](self._data)
         t._vc = self._vc
         if self._requires_grad and node is not None:
             t._requires_grad = True

@@ -21,24 +21,25 @@ def _outputs(fn, inputs):
 
 
 def _numerical_jacobian(fn, inputs, eps: float):
-    """J[out][inp] with shape (out.numel, inp.numel), by perturbing one input element at a time."""
-    from .grad_mode import no_grad
-    with no_grad():
-        base = _outputs(fn, inputs)
-        jac = [[np.zeros((o.numel(), t.numel())) for t in inputs] for o in base]
-        for j, t in enumerate(inputs):
-            if not (isinstance(t, Tensor) and t.requires_grad):
-                continue
-            flat = t._data.reshape(-1)  # a view: writes go into the input
-            for k in range(flat.size):
-                orig = flat[k].copy()
-                flat[k] = orig + eps
-                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[k] = orig - eps
-                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[k] = orig
-                for i in range(len(base)):
-                    jac[i][j][:, k] = (plus[i] - minus[i]) / (2 * eps)
+    """J[out][inp] with shape (out.numel, inp.numel), by perturbing one input element at a time.
+
+    Grad mode stays on: the function may itself call autograd (gradgradcheck does).
+    """
+    base = _outputs(fn, inputs)
+    jac = [[np.zeros((o.numel(), t.numel())) for t in inputs] for o in base]
+    for j, t in enumerate(inputs):
+        if not (isinstance(t, Tensor) and t.requires_grad):
+            continue
+        flat = t._data.reshape(-1)  # a view: writes go into the input
+        for k in range(flat.size):
+            orig = flat[k].copy()
+            flat[k] = orig + eps
+            plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            flat[k] = orig - eps
+            minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            flat[k] = orig
+            for i in range(len(base)):
+                jac[i][j][:, k] = (plus[i] - minus[i]) / (2 * eps)
     return jac
 
 

@@ -1,0 +1,324 @@
+"""Provenance: where each node, saved tensor, in-place write and chain cut came from.
+
+Always on, so it has to be cheap. A record is a ``(filename, line)`` tuple of the first
+frame outside leafgrad (no traceback objects, no source text, no frame references that
+would keep locals alive); turning it into source text happens only when an error is
+explained or a graph is drawn. What is recorded, and where:
+
+- every recorded op: ``node._site`` (``_ops/registry._record``, in-place rebases,
+  ``CopySlices``, ``autograd.Function``); each ``SavedTensor._site`` is its node's site;
+- every in-place write: ``VersionCounter.last_site`` (``_ops/inplace.inplace``);
+- every ``backward()`` that frees its graph: the site, plus the sequence number reached
+  at that moment, so a later "backward through the graph a second time" can tell which
+  nodes belong to the freed graph and which tensor the two graphs share;
+- every place the chain from a leaf that requires grad is cut: an op run with grad mode
+  off on such a tensor, ``detach()``, ``.data``, ``.numpy()`` followed by
+  ``from_numpy``/``tensor()``, ``tensor(t)`` on such a tensor. The record, a ``Cut``,
+  sits on the result's ``_meta.cut`` and is copied forward to what is computed from it,
+  so ``explain`` can say where the chain was cut when ``backward()`` finds no graph.
+
+The query side (finding the user's variable names for tensors, the user frames of a
+traceback) is here too; it is only ever called when something is explained or drawn.
+"""
+from __future__ import annotations
+
+import sys
+import weakref
+from collections import deque
+
+from .errors import _PKG_DIR
+
+__all__ = ["enabled", "set_enabled", "site", "node_site", "Cut", "cut_of", "backward_site", "freeing_backward",
+           "user_frames", "Namer"]
+
+_getframe = sys._getframe
+_ENABLED = [True]
+
+
+def enabled() -> bool:
+    return _ENABLED[0]
+
+
+def set_enabled(on: bool) -> bool:
+    """Switch provenance recording on or off (for measuring its cost); returns the previous state."""
+    prev = _ENABLED[0]
+    _ENABLED[0] = bool(on)
+    return prev
+
+
+# ----------------------------------------------------------------------------- recording
+def site(skip: int = 1):
+    """(file, line) of the first frame outside leafgrad, starting ``skip`` frames up."""
+    try:
+        f = _getframe(skip)
+    except ValueError:
+        return None
+    prefix = _PKG_DIR
+    while f is not None:
+        code = f.f_code
+        if not code.co_filename.startswith(prefix):
+            return (code.co_filename, f.f_lineno)
+        f = f.f_back
+    return None
+
+
+def node_site():
+    """Called once per recorded node: the user's line that ran the op (or None when switched off)."""
+    if not _ENABLED[0]:
+        return None
+    f = _getframe(2)
+    prefix = _PKG_DIR
+    while f is not None:
+        code = f.f_code
+        if not code.co_filename.startswith(prefix):
+            return (code.co_filename, f.f_lineno)
+        f = f.f_back
+    return None
+
+
+class Cut:
+    """Where the chain from a tensor that requires grad was cut."""
+
+    __slots__ = ("kind", "site", "op", "prev")
+
+    # kind: "no_grad", "inference_mode", "detach", "data", "numpy", "tensor"
+    def __init__(self, kind: str, site, op: str | None = None, prev: "Cut | None" = None) -> None:
+        self.kind = kind
+        self.site = site
+        self.op = op
+        self.prev = prev
+
+    def __repr__(self) -> str:
+        return f"Cut({self.kind!r}, {self.site!r}, op={self.op!r})"
+
+
+def cut_of(t) -> Cut | None:
+    m = getattr(t, "_meta", None)
+    return getattr(m, "cut", None) if m is not None else None
+
+
+def _set_cut(outs, cut: Cut) -> None:
+    for o in outs:
+        if o._requires_grad or o._grad_fn is not None:
+            continue
+        o._m().cut = cut
+
+
+def note_nograd_op(op_name: str, outs, inputs) -> None:
+    """An op ran with grad mode off (no_grad, inference_mode): cut or propagate, mark inference tensors.
+
+    Called by ``_ops.registry`` for every op run while grad mode is off; does nothing
+    unless an input requires grad (a new cut), already carries a cut (copied forward),
+    or inference mode is on.
+    """
+    from .autograd.grad_mode import STATE
+    if STATE.inference:
+        for o in outs:
+            o._m().inference = True
+    if not _ENABLED[0]:
+        return
+    cut = None
+    for t in inputs:
+        if getattr(t, "_requires_grad", False):
+            kind = "inference_mode" if STATE.inference else "no_grad"
+            cut = Cut(kind, site(2), op_name)
+            break
+    if cut is None:
+        for t in inputs:
+            m = getattr(t, "_meta", None)
+            if m is not None and m.cut is not None:
+                cut = m.cut
+                break
+    if cut is not None:
+        _set_cut(outs, cut)
+
+
+def propagate_cut(outs, inputs) -> None:
+    """Grad mode on, no input requires grad, one carries a cut: the results carry it too."""
+    for t in inputs:
+        m = getattr(t, "_meta", None)
+        if m is not None and m.cut is not None:
+            _set_cut(outs, m.cut)
+            return
+
+
+def note_detach(src, out, kind: str) -> None:
+    """``detach()`` / ``.data`` of a tensor that requires grad: ``out`` is where the chain was cut."""
+    if _ENABLED[0]:
+        out._m().cut = Cut(kind, site(2), getattr(src._grad_fn, "name", lambda: None)())
+
+
+# NumPy round trips: x.detach().numpy() -> torch.from_numpy(arr) / torch.tensor(arr)
+_ARRAYS: dict = {}
+
+
+def note_numpy(t, arr) -> None:
+    """``t.numpy()`` where ``t`` was cut from (or is) a tensor that requires grad."""
+    if not _ENABLED[0]:
+        return
+    prev = cut_of(t)
+    key = id(arr)
+    try:
+        ref = weakref.ref(arr, lambda _r, key=key: _ARRAYS.pop(key, None))
+    except TypeError:
+        return
+    _ARRAYS[key] = (ref, Cut("numpy", site(2), None, prev))
+
+
+def note_from_array(arr, out) -> None:
+    """``from_numpy(arr)`` / ``tensor(arr)``: if ``arr`` came out of ``.numpy()``, carry the cut."""
+    entry = _ARRAYS.get(id(arr))
+    if entry is None or entry[0]() is not arr:
+        return
+    numpy_cut = entry[1]
+    out._m().cut = Cut("numpy", site(2), None, numpy_cut)
+
+
+def note_tensor_copy(src, out) -> None:
+    """``torch.tensor(t)`` of a tensor that requires grad (or was cut): a new leaf, no history."""
+    if not _ENABLED[0]:
+        return
+    if src._requires_grad or src._grad_fn is not None:
+        out._m().cut = Cut("tensor", site(2))
+    else:
+        prev = cut_of(src)
+        if prev is not None:
+            out._m().cut = Cut("tensor", site(2), None, prev)
+
+
+# ----------------------------------------------------------------------------- backward calls
+_BACKWARDS: deque = deque(maxlen=512)
+
+
+def backward_site():
+    """The user's line of a backward() that frees its graph; remembers the sequence number reached."""
+    from .autograd.graph import next_sequence_nr
+    s = site(2)
+    _BACKWARDS.append((next_sequence_nr(), s))
+    return s
+
+
+def freeing_backward(node):
+    """(seq, site) of the first graph-freeing backward() after ``node`` was created, or None."""
+    seq = getattr(node, "_seq", None)
+    if seq is None:
+        return None
+    best = None
+    for s, where in _BACKWARDS:
+        if s > seq and (best is None or s < best[0]):
+            best = (s, where)
+    return best
+
+
+# ----------------------------------------------------------------------------- queries: frames and names
+def _in_pkg(filename: str) -> bool:
+    return filename.startswith(_PKG_DIR)
+
+
+def user_frames(tb) -> list:
+    """The frames of a traceback outside leafgrad (and outside the import/run machinery), outermost first."""
+    frames = []
+    while tb is not None:
+        f = tb.tb_frame
+        fn = f.f_code.co_filename
+        if not _in_pkg(fn) and not fn.startswith("<frozen") and "runpy" not in fn.rsplit("/", 1)[-1]:
+            frames.append((f, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def caller_frame():
+    """The first frame outside leafgrad above the caller."""
+    f = _getframe(1)
+    while f is not None and _in_pkg(f.f_code.co_filename):
+        f = f.f_back
+    return f
+
+
+def _is_tensor(v) -> bool:
+    from ._tensor import Tensor
+    return isinstance(v, Tensor)
+
+
+class Namer:
+    """Finds the user's names for tensors: variables in the given frames, then their globals.
+
+    Matching is by identity; a tensor that shares a version counter with a named one
+    (a view, ``detach()``, ``.data``) can be named through it with :meth:`alias_of`.
+    Parameters of modules found in those frames are named ``model.layer.weight``.
+    """
+
+    def __init__(self, frames=(), extra: dict | None = None) -> None:
+        self.by_id: dict = {}
+        self.by_vc: dict = {}
+        self.by_fn: dict = {}
+        if extra:
+            for name, t in extra.items():
+                self._add(name, t)
+        for f in frames:
+            self._scan(f.f_locals)
+        for f in frames:
+            g = f.f_globals
+            if g is not f.f_locals:
+                self._scan(g, skip_private=True)
+
+    def _add(self, name: str, v) -> None:
+        key = id(v)
+        if key in self.by_id:
+            return
+        self.by_id[key] = (name, v)
+        vc = v._vc
+        if vc is not None and id(vc) not in self.by_vc:
+            self.by_vc[id(vc)] = (name, v)
+        fn = v._grad_fn
+        if fn is not None:
+            self.by_fn.setdefault((id(fn), v._output_nr), (name, v))
+
+    def _scan(self, ns: dict, skip_private: bool = False) -> None:
+        try:
+            items = list(ns.items())
+        except Exception:
+            return
+        from ._tensor import Tensor
+        for name, v in items:
+            if not isinstance(name, str) or (skip_private and name.startswith("_")):
+                continue
+            if isinstance(v, Tensor):
+                self._add(name, v)
+            elif isinstance(v, (list, tuple)) and 0 < len(v) <= 64:
+                for i, x in enumerate(v):
+                    if isinstance(x, Tensor):
+                        self._add(f"{name}[{i}]", x)
+            elif hasattr(type(v), "named_parameters") and not isinstance(v, type):
+                try:
+                    for pname, p in v.named_parameters():
+                        if isinstance(p, Tensor):
+                            self._add(f"{name}.{pname}", p)
+                except Exception:
+                    pass
+
+    def name(self, t) -> str | None:
+        if t is None:
+            return None
+        hit = self.by_id.get(id(t))
+        return hit[0] if hit is not None else None
+
+    def alias_of(self, t):
+        """A named tensor sharing ``t``'s memory and version counter (a view, detach(), .data)."""
+        vc = getattr(t, "_vc", None)
+        if vc is None:
+            return None
+        hit = self.by_vc.get(id(vc))
+        return hit[0] if hit is not None else None
+
+    def output_name(self, node, output_nr: int = 0) -> str | None:
+        hit = self.by_fn.get((id(node), output_nr))
+        return hit[0] if hit is not None else None
+
+    def names_sharing(self, vc) -> list:
+        """Every name whose tensor uses this version counter."""
+        out = []
+        for name, v in self.by_id.values():
+            if v._vc is vc:
+                out.append(name)
+        return out

@@ -1,0 +1,4 @@
+"""torch.utils.hooks: the handle every ``register_*_hook`` returns (``handle.remove()``)."""
+from ..autograd.graph import RemovableHandle
+
+__all__ = ["RemovableHandle"]
