@@ -20,13 +20,15 @@ from .registry import OpNode, _record, apply, defop, edge_of
 _make = Tensor._make
 
 # ----------------------------------------------------------------------------- ops only used in place
-COPY = defop("CopyBackwards", lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype, copy=False),
+COPY = defop("torch::autograd::CopyBackwards", lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype, copy=False),
              (lambda g: g * 0, lambda g: g), n_in=2)
-FILL = defop("FillBackward0", lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype), lambda g: g * 0)
-FILL_T = defop("FillBackward1", lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype, copy=False),
+FILL = defop("FillBackward2", lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype), lambda g: g * 0)
+FILL_T = defop("FillBackward3", lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype, copy=False),
                (lambda g: g * 0, lambda g: g.sum()), n_in=2)
 ZERO = defop("ZeroBackward0", lambda xp, a: xp.zeros_like(a), lambda g: g * 0)
-RANDOM_FILL = defop("FillBackward0", lambda xp, a, arr: arr.astype(a.dtype, copy=False), lambda g: g * 0)
+RANDOM_FILLS = {name: defop(name, lambda xp, a, arr: arr.astype(a.dtype, copy=False), lambda g: g * 0)
+                for name in ("UniformBackward0", "NormalBackward0", "BernoulliBackward0", "ExponentialBackward0",
+                             "RandomBackward0")}
 
 
 def _index_put_fwd(xp, a, v, key, accumulate):
@@ -91,7 +93,7 @@ def _check_allowed(t: Tensor, op_name: str) -> None:
             "instead (torch.cat / torch.stack / torch.where, or y = x.clone(); y[0] = ...); or, for a deliberate "
             "update, wrap it in `with torch.no_grad():`.", tensor=t, base=base, op=op_name, site=user_site())
     if kind == "multi_output" and (base.requires_grad or t._grad_fn is not None):
-        fn = t._grad_fn.name() if t._grad_fn is not None else "a multi-output view op"
+        fn = t._grad_fn.name().replace("Backward0", "") if t._grad_fn is not None else "a multi-output view op"
         raise_autograd(
             "LG110",
             f"Output {t._output_nr} of {fn} is a view and is being modified inplace. This view is the output of a "
@@ -110,18 +112,21 @@ def _check_allowed(t: Tensor, op_name: str) -> None:
 
 def _check_writable(t: Tensor) -> None:
     if not t._data.flags.writeable:
-        raise RuntimeError(
+        raise_autograd(
+            "LG118",
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation. (It is an expand()ed view, or "
-            "a tensor made from a read-only NumPy array.)")
+            "a tensor made from a read-only NumPy array.)", tensor=t, site=user_site())
 
 
 def _check_cast(t: Tensor, result_dtype) -> None:
     if result_dtype.kind in "fc" and t._data.dtype.kind not in "fc" or \
             result_dtype.kind == "c" and t._data.dtype.kind != "c":
+        from ..autograd.graph import _LEGACY
         names = {"f": "Float", "c": "ComplexFloat"}
         raise RuntimeError(f"result type {names[result_dtype.kind]} can't be cast to the desired output type "
-                           f"{t.dtype.name.capitalize()}")
+                           f"{_LEGACY.get(t.dtype.name, t.dtype.name)}: an in-place op keeps the tensor's dtype. "
+                           "Use the out-of-place form, or convert first with .float().")
 
 
 # ----------------------------------------------------------------------------- the one in-place path
@@ -168,15 +173,9 @@ def _pre_image(self: Tensor, original) -> Tensor:
     return pre
 
 
-def _swap_self(others: tuple, self: Tensor, pre: Tensor) -> tuple:
-    # x.mul_(x): the second operand is the old x, not the tensor whose history is being replaced
-    return tuple(pre if o is self else o for o in others)
-
-
 def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original) -> None:
     from .registry import _finish_saves
     pre = _pre_image(self, original)
-    others = _swap_self(others, self, pre)
     inputs = (pre,) + others
     node = _record(op, inputs, params, (self,))
     self._grad_fn = node
@@ -189,6 +188,9 @@ class CopySlices(Node):
     """The base's new history after an in-place write through one of its views."""
 
     __slots__ = ("fn", "_positions", "_base_shape")
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads: list) -> list:
         g = grads[0]
@@ -217,7 +219,6 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     base = view._base
     pre = _make(original if original is not None else view._data)
     pre._requires_grad = True
-    others = _swap_self(others, view, pre)
     inputs = (pre,) + others
     fn = _record(op, inputs, params, (view,))
     _finish_saves(op, fn, inputs, (view,), params)
@@ -226,6 +227,7 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs.next_functions = (edge_of(base),) + fn.next_functions[1:]
     cs._in_meta = ((base._data.shape, base._data.dtype),) + fn._in_meta[1:]
     cs._extra = None
+    cs._site = fn._site
     cs.fn = fn
     cs._positions = view_positions(view._data, base._data)
     cs._base_shape = base._data.shape
@@ -257,6 +259,7 @@ def _set_as_strided(view: Tensor, base: Tensor) -> None:
     node.next_functions = (edge_of(base),)
     node._in_meta = ((base._data.shape, base._data.dtype),)
     node._extra = None
+    node._site = None  # re-derived lazily; the view's own creation is not recorded
     node._positions = view_positions(view._data, base._data)
     node._base_shape = base._data.shape
     view._grad_fn = node
@@ -313,12 +316,23 @@ def binary_(op, self: Tensor, other, params: tuple = (), name: str = "") -> Tens
     try:
         shape = np.broadcast_shapes(self._data.shape, o._data.shape)
     except ValueError:
-        shape = None
+        raise_broadcast_error(self._data.shape, o._data.shape)
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                            f"{list(shape) if shape is not None else list(o._data.shape)}: an in-place op cannot "
                            "change the shape of the tensor it writes into.")
     return inplace(op, self, (o,), params, name)
+
+
+def raise_broadcast_error(a: tuple, b: tuple) -> None:
+    """torch's wording for shapes that do not broadcast, naming the first dimension that clashes."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for d in range(n - 1, -1, -1):
+        if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+            raise RuntimeError(f"The size of tensor a ({pa[d]}) must match the size of tensor b ({pb[d]}) at "
+                               f"non-singleton dimension {d}. Shapes {list(a)} and {list(b)} do not broadcast.")
+    raise RuntimeError(f"shapes {list(a)} and {list(b)} do not broadcast")
 
 
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
@@ -339,7 +353,8 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def random_fill_(self: Tensor, arr: np.ndarray, name: str) -> Tensor:
-    return inplace(RANDOM_FILL, self, (), (arr,), name)
+    grad_fn = name[0].upper() + name[1:-1] + "Backward0"  # uniform_ -> UniformBackward0
+    return inplace(RANDOM_FILLS[grad_fn], self, (), (arr,), name)
 
 
 def setitem(self: Tensor, key, value) -> None:
@@ -350,14 +365,23 @@ def setitem(self: Tensor, key, value) -> None:
         v = _operand(value, self)
         inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
         return
-    view = getitem(self, key)
+    view = self if _whole(nkey) else getitem(self, key)
     if isinstance(value, Tensor):
-        copy_(view, value)
+        if value._data.ndim == 0:
+            inplace(FILL_T, view, (value,), (), "fill_")  # torch fills with a 0-dim value
+        else:
+            copy_(view, value)
     else:
         if isinstance(value, (list, tuple, np.ndarray)):
             copy_(view, _operand(value, self))
         else:
             fill_(view, value)
+
+
+def _whole(key: tuple) -> bool:
+    """``t[...] = v`` and ``t[:, :] = v`` write the tensor itself, not a view of it."""
+    return len(key) > 0 and all(k is Ellipsis for k in key) or (
+        len(key) > 1 and all(isinstance(k, slice) and k == slice(None) for k in key))
 
 
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:

@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
 __all__ = ["OpDef", "OpNode", "defop", "apply", "apply_nograd", "edge_of"]
 
@@ -214,6 +215,14 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
             res._requires_grad = True
             res._grad_fn = node
             _finish_saves(op, node, inputs, (res,), params)
+        elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
+            if not _STATE.grad:
+                _nograd_op(op.name, (res,), inputs)
+            else:
+                for t in inputs:
+                    if t._meta is not None and t._meta.cut is not None:
+                        _propagate_cut((res,), inputs)
+                        break
         return res
     outs = []
     for o in out:
@@ -231,6 +240,10 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
                 r._grad_fn = node
                 r._output_nr = i
         _finish_saves(op, node, inputs, outs, params)
+    elif not _STATE.grad:
+        _nograd_op(op.name, outs, inputs)
+    else:
+        _propagate_cut(outs, inputs)
     return tuple(outs)
 
 
@@ -271,6 +284,7 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
     node.next_functions = tuple(edges)
     node._in_meta = tuple(meta)
     node._extra = None
+    node._site = _node_site()
     if _STATE.anomaly:
         from ..autograd.anomaly import record_forward_trace
         record_forward_trace(node)
@@ -294,9 +308,16 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
                 continue
         if kind == 0:
             t = inputs[i]
-            saved.append(SavedTensor(t, False) if t.__class__ in TENSOR_TYPES else t)
+            if t.__class__ in TENSOR_TYPES:
+                aliased = t is outs[0]  # x.mul_(x): the operand is the tensor being written
+                s = SavedTensor(t, aliased, node._site)  # (kept as data + version: no node <-> tensor cycle)
+                if aliased:
+                    s._version -= 1  # it was saved before the write
+                saved.append(s)
+            else:
+                saved.append(t)
         elif kind == 1:
-            saved.append(SavedTensor(outs[i], True))
+            saved.append(SavedTensor(outs[i], True, node._site))
         elif kind == 2:
             saved.append(inputs[i]._data.shape)
         else:
@@ -334,12 +355,18 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
         node.next_functions = (first, _NO_EDGE)
         node._in_meta = ((arr.shape, arr.dtype), _NO_META)  # the number's edge is None: never read
         node._extra = None
+        node._site = _node_site()
         if _STATE.anomaly:
             from ..autograd.anomaly import record_forward_trace
             record_forward_trace(node)
         res._requires_grad = True
         res._grad_fn = node
         _finish_saves(op, node, (a, scalar), (res,), params)
+    elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
+        if not _STATE.grad:
+            _nograd_op(op.name, (res,), (a,))
+        elif a._meta is not None and a._meta.cut is not None:
+            _propagate_cut((res,), (a,))
     return res
 
 

@@ -235,7 +235,8 @@ SLICE = defop("SliceBackward0", _slice_fwd,
               lambda g, self_sym_sizes, dim, start, end, step: _embed(
                   g, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),)),
               saved=("self_sym_sizes", "dim", "start", "end", "step"), view=True)
-SELECT = defop("SelectBackward0", lambda xp, a, dim, index: a[(slice(None),) * dim + (index,)],
+# the trailing Ellipsis makes NumPy return a 0-d view rather than a scalar copy
+SELECT = defop("SelectBackward0", lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
                lambda g, self_sym_sizes, dim, index: _embed(g, self_sym_sizes, (slice(None),) * dim + (index,)),
                saved=("self_sym_sizes", "dim", "index"), view=True)
 

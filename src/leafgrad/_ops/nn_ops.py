@@ -1,0 +1,791 @@
+"""The differentiable ops behind ``leafgrad.nn``: convolution, pooling, normalisation,
+embedding, activations and losses.
+
+Each op is declared once with :func:`defop`: an array forward (``xp`` is the backend's
+array module) and one backward formula per input, written in leafgrad ops. Where a
+backward is itself a big array computation (the input and weight gradients of a
+convolution, un-pooling, scattering a loss gradient back into its classes), it is
+another ``defop`` whose own formulas use the forward op again: the ops are closed
+under differentiation, so double backward (``create_graph=True``) works everywhere.
+
+Names follow the grad_fn classes torch 2.13 records on the CPU, so a graph built
+with ``leafgrad.nn`` reads like one built with ``torch.nn``.
+
+The argument checking and the public signatures live in ``leafgrad/nn/functional.py``;
+the functions at the bottom of this file take already-normalised arguments.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import STATE as _STATE
+from .pointwise import _erf, _sigmoid, where
+from .registry import apply, defop
+
+_make = Tensor._make
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+# =============================================================================== convolution
+# Arrays are 4-D inside the ops: a 1-d convolution is a 2-d one over a height of 1.
+# ``pad`` is ((top, bottom), (left, right)) so 'same' padding with an even kernel,
+# which torch pads asymmetrically, needs no extra op. The other geometry tuples are
+# (height, width) pairs.
+
+def _as4(a):
+    return a[:, :, None, :] if a.ndim == 3 else a
+
+
+def _windows(xp, x, kh, kw, stride, pad, dil):
+    """A strided view (N, C, Ho, Wo, kh, kw) of every kernel placement: no copy but the padding."""
+    if pad[0] != (0, 0) or pad[1] != (0, 0):
+        x = xp.pad(x, ((0, 0), (0, 0), pad[0], pad[1]))
+    dh, dw = dil
+    v = xp.lib.stride_tricks.sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
+    return v[:, :, ::stride[0], ::stride[1], ::dh, ::dw]
+
+
+def _conv_fwd(xp, x, w, stride, pad, dil, groups):
+    one_d = x.ndim == 3
+    x4, w4 = _as4(x), _as4(w)
+    n, c = x4.shape[:2]
+    o, cg, kh, kw = w4.shape
+    v = _windows(xp, x4, kh, kw, stride, pad, dil)
+    ho, wo = v.shape[2], v.shape[3]
+    # im2col: one copy into (N, G, Cg*kh*kw, Ho*Wo); rows of width Wo stay contiguous
+    cols = xp.ascontiguousarray(v.transpose(0, 1, 4, 5, 2, 3)).reshape(n, groups, cg * kh * kw, ho * wo)
+    out = xp.matmul(w4.reshape(groups, o // groups, cg * kh * kw), cols)  # one GEMM: (N, G, Og, L)
+    return out.reshape((n, o, wo) if one_d else (n, o, ho, wo))
+
+
+def _conv_bias_fwd(xp, x, w, b, stride, pad, dil, groups):
+    out = _conv_fwd(xp, x, w, stride, pad, dil, groups)
+    out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out
+
+
+def _conv_input_grad_fwd(xp, g, w, input_shape, stride, pad, dil, groups):
+    """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im."""
+    g4, w4 = _as4(g), _as4(w)
+    n, o, ho, wo = g4.shape
+    _, cg, kh, kw = w4.shape
+    h_in, w_in = (1, input_shape[2]) if len(input_shape) == 3 else input_shape[2:]
+    c = cg * groups
+    wt = w4.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+    cols = xp.matmul(wt, g4.reshape(n, groups, o // groups, ho * wo)).reshape(n, c, kh, kw, ho, wo)
+    (pt, pb), (pl, pr) = pad
+    sh, sw = stride
+    dh, dw = dil
+    dx = xp.zeros((n, c, h_in + pt + pb, w_in + pl + pr), dtype=g.dtype)
+    for i in range(kh):  # col2im: one strided add per kernel offset, never per pixel
+        for j in range(kw):
+            dx[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
+    if pt or pb or pl or pr:
+        dx = xp.ascontiguousarray(dx[:, :, pt:pt + h_in, pl:pl + w_in])
+    return dx.reshape(input_shape)
+
+
+def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
+    """The convolution's gradient in its weight: one GEMM over (batch x output pixels)."""
+    x4, g4 = _as4(x), _as4(g)
+    n, c = x4.shape[:2]
+    o = weight_shape[0]
+    cg, kh, kw = (weight_shape[1], 1, weight_shape[2]) if len(weight_shape) == 3 else weight_shape[1:]
+    v = _windows(xp, x4, kh, kw, stride, pad, dil)
+    ho, wo = v.shape[2], v.shape[3]
+    cols = xp.ascontiguousarray(v.transpose(1, 4, 5, 0, 2, 3)).reshape(groups, cg * kh * kw, n * ho * wo)
+    gt = xp.ascontiguousarray(g4.reshape(n, o, ho * wo).transpose(1, 0, 2)).reshape(groups, o // groups, n * ho * wo)
+    return xp.matmul(gt, cols.transpose(0, 2, 1)).reshape(weight_shape)
+
+
+def _conv_x_grad(g, self, weight, stride, pad, dil, groups):
+    return apply(CONV_INPUT_GRAD, (g, weight), (tuple(self._data.shape), stride, pad, dil, groups))
+
+
+def _conv_w_grad(g, self, weight, stride, pad, dil, groups):
+    return apply(CONV_WEIGHT_GRAD, (self, g), (tuple(weight._data.shape), stride, pad, dil, groups))
+
+
+def _bias_grad(g, *_):
+    return g.sum([0] + list(range(2, g._data.ndim)))
+
+
+_CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups")
+CONV = defop("ConvolutionBackward0", _conv_fwd, (_conv_x_grad, _conv_w_grad), saved=_CONV_SAVED, n_in=2)
+CONV_BIAS = defop("ConvolutionBackward0", _conv_bias_fwd, (_conv_x_grad, _conv_w_grad, _bias_grad),
+                  saved=_CONV_SAVED, n_in=3)
+for _op in (CONV, CONV_BIAS):
+    _op.node_cls._saved_names = ("input", "weight", "stride", "padding", "dilation", "groups")
+
+# dx = Ct(g, w) and dw = Cw(x, g) are bilinear; their adjoints are the convolution itself:
+#   <h, Ct(g, w)> = <conv(h, w), g>   and   <k, Cw(x, g)> = <conv(x, k), g>
+CONV_INPUT_GRAD = defop(
+    "ConvolutionBackwardBackward0", _conv_input_grad_fwd,
+    (lambda h, g, weight, stride, pad, dil, groups: apply(CONV, (h, weight), (stride, pad, dil, groups)),
+     lambda h, g, weight, stride, pad, dil, groups: apply(
+         CONV_WEIGHT_GRAD, (h, g), (tuple(weight._data.shape), stride, pad, dil, groups))),
+    saved=("self", "input1", "stride", "pad", "dil", "groups"), n_in=2)
+CONV_WEIGHT_GRAD = defop(
+    "ConvolutionBackwardBackward0", _conv_weight_grad_fwd,
+    (lambda k, x, g, input_shape, stride, pad, dil, groups: apply(
+        CONV_INPUT_GRAD, (g, k), (input_shape, stride, pad, dil, groups)),
+     lambda k, x, g, input_shape, stride, pad, dil, groups: apply(CONV, (x, k), (stride, pad, dil, groups))),
+    saved=("self", "input1", "input0_sizes", "stride", "pad", "dil", "groups"), n_in=2)
+
+
+def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride, pad, dil, groups: int) -> Tensor:
+    """Convolution of a batched 3-d (1-d conv) or 4-d (2-d conv) input; geometry already normalised."""
+    if bias is None:
+        return apply(CONV, (input, weight), (stride, pad, dil, groups))
+    return apply(CONV_BIAS, (input, weight, bias), (stride, pad, dil, groups))
+
+
+# =============================================================================== pooling
+def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """torch's pooling output size, including the ceil-mode rule that a window must start inside."""
+    eff = d * (k - 1) + 1
+    num = size + 2 * p - eff + ((s - 1) if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _pool_pads(h, w, ho, wo, k, s, p, d):
+    """(top, bottom), (left, right): the right padding grows so every ceil-mode window fits."""
+    pads = []
+    for size, out, kk, ss, pp, dd in ((h, ho, k[0], s[0], p[0], d[0]), (w, wo, k[1], s[1], p[1], d[1])):
+        need = (out - 1) * ss + dd * (kk - 1) + 1
+        pads.append((pp, max(need - size - pp, 0)))
+    return tuple(pads)
+
+
+def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
+    three = x.ndim == 3
+    x4 = x[None] if three else x
+    n, c, h, w = x4.shape
+    kh, kw = kernel
+    sh, sw = stride
+    ho, wo = out_hw
+    if padding == (0, 0) and dilation == (1, 1) and kernel == stride and ho * kh <= h and wo * kw <= w:
+        # non-overlapping windows: a reshape, no sliding view
+        r = x4[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw)
+        win = r.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho, wo, kh * kw)
+    else:
+        (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, dilation)
+        fill = -xp.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xpd = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
+        v = _windows(xp, xpd, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
+        win = v.reshape(n, c, ho, wo, kh * kw)
+    arg = win.argmax(axis=-1)  # the first maximum (and NaN wins), as torch's scan
+    out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    ki, kj = arg // kw, arg % kw
+    rows = xp.arange(ho).reshape(ho, 1) * sh - padding[0] + ki * dilation[0]
+    cols = xp.arange(wo).reshape(1, wo) * sw - padding[1] + kj * dilation[1]
+    idx = (rows * w + cols).astype(np.int64)
+    if three:
+        return out[0], idx[0]
+    return out, idx
+
+
+def _max_unpool_fwd(xp, g, indices, input_shape, overlapping):
+    """Scatter the pooled gradient back to the input position of each window's maximum."""
+    hw = input_shape[-1] * input_shape[-2]
+    planes = int(np.prod(input_shape[:-2]))
+    gi = g.reshape(planes, -1)
+    ii = indices._data.reshape(planes, -1)
+    if not overlapping:  # disjoint windows: each input receives at most one gradient
+        out = xp.zeros((planes, hw), dtype=g.dtype)
+        out[xp.arange(planes)[:, None], ii] = gi
+    else:
+        flat = (ii + xp.arange(planes)[:, None] * hw).reshape(-1)
+        out = xp.bincount(flat, weights=gi.reshape(-1), minlength=planes * hw).astype(g.dtype, copy=False)
+    return out.reshape(input_shape)
+
+
+def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
+    shape = gg._data.shape
+    lead = shape[:-2]
+    idx = indices.reshape(lead + (-1,))
+    return gg.reshape(lead + (-1,)).gather(len(lead), idx).reshape(indices._data.shape)
+
+
+def _max_pool_grad(grads, self_sym_sizes, result1, kernel, stride, dilation):
+    g = grads[0]
+    if g is None:
+        return None
+    overlapping = stride[0] < dilation[0] * (kernel[0] - 1) + 1 or stride[1] < dilation[1] * (kernel[1] - 1) + 1
+    return apply(MAX_UNPOOL, (g,), (result1, tuple(self_sym_sizes), overlapping))
+
+
+MAX_POOL2D = defop("MaxPool2DWithIndicesBackward0", _max_pool_fwd, _max_pool_grad,
+                   saved=("self_sym_sizes", "result1", "kernel", "stride", "dilation"), n_out=2,
+                   diff_outputs=(True, False))
+MAX_UNPOOL = defop("MaxPool2DWithIndicesBackwardBackward0", _max_unpool_fwd,
+                   lambda gg, indices: _gather_pooled(gg, indices), saved=("indices",))
+
+
+def max_pool2d(input: Tensor, kernel, stride, padding, dilation, ceil_mode, out_hw):
+    return apply(MAX_POOL2D, (input,), (kernel, stride, padding, dilation, ceil_mode, out_hw))
+
+
+def _avg_divisor(xp, h, w, ho, wo, kernel, stride, padding, count_include_pad, divisor_override, dtype):
+    if divisor_override is not None:
+        return xp.asarray(divisor_override, dtype=dtype)
+    counts = []
+    for size, out, k, s, p in ((h, ho, kernel[0], stride[0], padding[0]), (w, wo, kernel[1], stride[1], padding[1])):
+        start = np.arange(out) * s - p
+        end = np.minimum(start + k, size + p)
+        n_pad = end - start  # the window clipped to the padded input
+        n_in = np.minimum(end, size) - np.maximum(start, 0)
+        counts.append(n_pad if count_include_pad else n_in)
+    return xp.asarray(np.outer(counts[0], counts[1]), dtype=dtype)
+
+
+def _avg_pool_fwd(xp, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, out_hw):
+    three = x.ndim == 3
+    x4 = x[None] if three else x
+    n, c, h, w = x4.shape
+    kh, kw = kernel
+    ho, wo = out_hw
+    if padding == (0, 0) and kernel == stride and ho * kh <= h and wo * kw <= w:
+        s = x4[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw).sum(axis=(3, 5))
+    else:
+        pads = _pool_pads(h, w, ho, wo, kernel, stride, padding, (1, 1))
+        v = _windows(xp, x4, kh, kw, stride, pads, (1, 1))[:, :, :ho, :wo]
+        s = v.sum(axis=(4, 5))
+    out = s / _avg_divisor(xp, h, w, ho, wo, kernel, stride, padding, count_include_pad, divisor_override, x.dtype)
+    return (out[0] if three else out).astype(x.dtype, copy=False)
+
+
+def _avg_unpool_fwd(xp, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """The adjoint of average pooling: spread each window's gradient evenly over it."""
+    three = len(input_shape) == 3
+    g4 = g[None] if three else g
+    n, c, ho, wo = g4.shape
+    h, w = input_shape[-2:]
+    kh, kw = kernel
+    sh, sw = stride
+    gd = g4 / _avg_divisor(xp, h, w, ho, wo, kernel, stride, padding, count_include_pad, divisor_override, g.dtype)
+    gd = gd.astype(g.dtype, copy=False)
+    if padding == (0, 0) and kernel == stride and ho * kh <= h and wo * kw <= w:
+        dx = xp.zeros((n, c, h, w), dtype=g.dtype)
+        dx[:, :, :ho * kh, :wo * kw] = xp.broadcast_to(gd[:, :, :, None, :, None],
+                                                       (n, c, ho, kh, wo, kw)).reshape(n, c, ho * kh, wo * kw)
+    else:
+        (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, (1, 1))
+        dx = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=g.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                dx[:, :, i:i + sh * (ho - 1) + 1:sh, j:j + sw * (wo - 1) + 1:sw] += gd
+        dx = xp.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + w])
+    return dx.reshape(input_shape)
+
+
+_AVG_PARAMS = ("kernel", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+AVG_POOL2D = defop("AvgPool2DBackward0", _avg_pool_fwd,
+                   lambda g, self_sym_sizes, *p: apply(AVG_UNPOOL, (g,), (tuple(self_sym_sizes),) + p),
+                   saved=("self_sym_sizes",) + _AVG_PARAMS)
+AVG_UNPOOL = defop("AvgPool2DBackwardBackward0", _avg_unpool_fwd,
+                   lambda gg, self_sym_sizes, *p: apply(AVG_POOL2D, (gg,), p + ((self_sym_sizes[-2], self_sym_sizes[-1]),)),
+                   saved=("self_sym_sizes",) + _AVG_PARAMS)
+# AVG_UNPOOL's "self" is the pooled gradient: its formula needs the pooled shape, saved as self_sym_sizes
+
+
+def avg_pool2d(input: Tensor, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, out_hw):
+    return apply(AVG_POOL2D, (input,), (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                                        out_hw))
+
+
+def _adaptive_matrix(xp, size: int, out: int, dtype):
+    """(out, size) averaging matrix: row i averages input[floor(i*size/out) : ceil((i+1)*size/out)]."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    cols = np.arange(size)
+    m = ((cols >= start[:, None]) & (cols < end[:, None])) / (end - start)[:, None]
+    return xp.asarray(m, dtype=dtype)
+
+
+def _adaptive_fwd(xp, x, out_hw):
+    h, w = x.shape[-2:]
+    ph = _adaptive_matrix(xp, h, out_hw[0], x.dtype)
+    pw = _adaptive_matrix(xp, w, out_hw[1], x.dtype)
+    return xp.matmul(xp.matmul(ph, x), pw.T)  # separable: rows, then columns
+
+
+def _adaptive_back_fwd(xp, g, in_hw):
+    ph = _adaptive_matrix(xp, in_hw[0], g.shape[-2], g.dtype)
+    pw = _adaptive_matrix(xp, in_hw[1], g.shape[-1], g.dtype)
+    return xp.matmul(xp.matmul(ph.T, g), pw)
+
+
+ADAPTIVE_AVG = defop("AdaptiveAvgPool2DBackward0", _adaptive_fwd,
+                     lambda g, self_sym_sizes: apply(ADAPTIVE_AVG_BACK, (g,), (tuple(self_sym_sizes[-2:]),)),
+                     saved=("self_sym_sizes",))
+ADAPTIVE_AVG_BACK = defop("AdaptiveAvgPool2DBackwardBackward0", _adaptive_back_fwd,
+                          lambda gg, self_sym_sizes: apply(ADAPTIVE_AVG, (gg,), (tuple(self_sym_sizes[-2:]),)),
+                          saved=("self_sym_sizes",))
+
+
+def adaptive_avg_pool2d(input: Tensor, out_hw) -> Tensor:
+    return apply(ADAPTIVE_AVG, (input,), (tuple(out_hw),))
+
+
+# =============================================================================== embedding
+def _embedding_back_fwd(xp, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    idx = indices._data.reshape(-1)
+    gi = g.reshape(idx.shape[0], -1)
+    if scale_grad_by_freq:
+        counts = xp.bincount(idx, minlength=num_weights)
+        gi = gi / counts[idx][:, None].astype(g.dtype)
+    out = xp.zeros((num_weights, gi.shape[1]), dtype=g.dtype)
+    xp.add.at(out, idx, gi)
+    if padding_idx is not None:
+        out[padding_idx] = 0
+    return out
+
+
+def _embedding_back_grad(gg, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = apply(EMBEDDING, (gg,), (indices, padding_idx, num_weights, scale_grad_by_freq))
+    scale = _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, gg._data.dtype)
+    return out if scale is None else out * scale
+
+
+def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    if padding_idx is None and not scale_grad_by_freq:
+        return None
+    idx = indices._data
+    s = np.ones(idx.shape, dtype=dtype)
+    if scale_grad_by_freq:
+        s = s / np.bincount(idx.reshape(-1), minlength=num_weights)[idx]
+    if padding_idx is not None:
+        s = np.where(idx == padding_idx, 0, s)
+    return _make(s.astype(dtype)[..., None])
+
+
+EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf: xp.take(
+    w, indices._data, axis=0),
+                  lambda g, indices, num_weights, padding_idx, sgf: apply(
+                      EMBEDDING_BACK, (g,), (indices, num_weights, padding_idx, sgf)),
+                  saved=("indices", "num_weights", "padding_idx", "sgf"))
+EMBEDDING_BACK = defop("EmbeddingBackwardBackward0", _embedding_back_fwd, _embedding_back_grad,
+                       saved=("indices", "num_weights", "padding_idx", "scale_grad_by_freq"))
+
+
+def embedding(indices: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq: bool) -> Tensor:
+    return apply(EMBEDDING, (weight,), (indices, padding_idx, weight._data.shape[0], scale_grad_by_freq))
+
+
+# =============================================================================== normalisation
+def _bshape(x_ndim: int, axis: int = 1) -> tuple:
+    return tuple(-1 if i == axis else 1 for i in range(x_ndim))
+
+
+def _bn_fwd(xp, x, w, b, running_mean, running_var, training, eps):
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = _bshape(x.ndim)
+    if training:
+        mean = x.mean(axis=axes)
+        var = x.var(axis=axes)
+    else:
+        mean, var = running_mean._data, running_var._data
+    scale = (w / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
+    out = (x - mean.reshape(shape).astype(x.dtype, copy=False)) * scale.reshape(shape) + b.reshape(shape)
+    return out, mean, var
+
+
+def _norm_stats(x: Tensor, axes, eps, saved_mean, saved_var, shape):
+    """mean and 1/std as broadcastable tensors: recomputed with ops when the backward is recorded
+    (so a second derivative sees their dependence on x), the forward's saved values otherwise."""
+    if _STATE.grad:
+        mean = x.mean(axes, keepdim=True)
+        xmu = x - mean
+        invstd = ((xmu * xmu).mean(axes, keepdim=True) + eps).rsqrt()
+        return xmu, invstd
+    mean = _make(saved_mean._data.reshape(shape).astype(x._data.dtype, copy=False))
+    invstd = _make((1.0 / np.sqrt(saved_var._data + eps)).reshape(shape).astype(x._data.dtype, copy=False))
+    return x - mean, invstd
+
+
+def _bn_axes(x: Tensor) -> tuple:
+    return (0,) + tuple(range(2, x._data.ndim))
+
+
+def _bn_xhat(x, running_mean, running_var, training, eps, result1, result2):
+    shape = _bshape(x._data.ndim)
+    if training:
+        xmu, invstd = _norm_stats(x, _bn_axes(x), eps, result1, result2, shape)
+    else:
+        xmu = x - running_mean.reshape(shape)
+        invstd = (running_var.reshape(shape) + eps).rsqrt()
+    return xmu, invstd
+
+
+def _bn_grad_input(grads, self, weight, running_mean, running_var, training, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    shape = _bshape(self._data.ndim)
+    w = weight.reshape(shape)
+    if not training:
+        return g * (w * (running_var.reshape(shape) + eps).rsqrt())
+    axes = _bn_axes(self)
+    xmu, invstd = _bn_xhat(self, running_mean, running_var, training, eps, result1, result2)
+    xhat = xmu * invstd
+    gw = g * w
+    return (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True)) * invstd
+
+
+def _bn_grad_weight(grads, self, weight, running_mean, running_var, training, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    xmu, invstd = _bn_xhat(self, running_mean, running_var, training, eps, result1, result2)
+    return (g * xmu * invstd).sum(_bn_axes(self))
+
+
+def _bn_grad_bias(grads, self, weight, *_):
+    g = grads[0]
+    return None if g is None else g.sum(_bn_axes(g))
+
+
+_BN_SAVED = ("self", "input1", "running_mean", "running_var", "training", "eps", "result1", "result2")
+BATCH_NORM = defop("NativeBatchNormBackward0", _bn_fwd, (_bn_grad_input, _bn_grad_weight, _bn_grad_bias),
+                   saved=_BN_SAVED, n_in=3, n_out=3, diff_outputs=(True, False, False))
+BATCH_NORM.node_cls._saved_names = ("input", "weight", "running_mean", "running_var", "training", "eps",
+                                    "result1", "result2")
+
+
+def batch_norm(input: Tensor, weight: Tensor, bias: Tensor, running_mean, running_var, training: bool, eps: float):
+    """Returns (output, batch mean, biased batch variance); weight/bias are never None here."""
+    return apply(BATCH_NORM, (input, weight, bias), (running_mean, running_var, training, eps))
+
+
+def _ln_fwd(xp, x, w, b, n_norm, eps):
+    axes = tuple(range(x.ndim - n_norm, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    xmu = x - mean
+    var = (xmu * xmu).mean(axis=axes, keepdims=True)
+    out = xmu * (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False) * w + b
+    return out, mean, var
+
+
+def _ln_parts(x, n_norm, eps, result1, result2):
+    nd = x._data.ndim
+    axes = tuple(range(nd - n_norm, nd))
+    shape = result1._data.shape
+    xmu, invstd = _norm_stats(x, axes, eps, result1, result2, shape)
+    return axes, xmu * invstd, invstd
+
+
+def _ln_grad_input(grads, self, weight, n_norm, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    axes, xhat, invstd = _ln_parts(self, n_norm, eps, result1, result2)
+    gw = g * weight
+    return (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True)) * invstd
+
+
+def _ln_grad_weight(grads, self, weight, n_norm, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    _, xhat, _ = _ln_parts(self, n_norm, eps, result1, result2)
+    lead = tuple(range(self._data.ndim - n_norm))
+    return (g * xhat).sum(lead) if lead else g * xhat
+
+
+def _ln_grad_bias(grads, self, weight, n_norm, *_):
+    g = grads[0]
+    if g is None:
+        return None
+    lead = tuple(range(g._data.ndim - n_norm))
+    return g.sum(lead) if lead else g
+
+
+LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_grad_weight, _ln_grad_bias),
+                   saved=("self", "input1", "n_norm", "eps", "result1", "result2"), n_in=3, n_out=3,
+                   diff_outputs=(True, False, False))
+LAYER_NORM.node_cls._saved_names = ("input", "weight", "normalized_shape", "eps", "mean", "rstd")
+
+
+def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float) -> Tensor:
+    return apply(LAYER_NORM, (input, weight, bias), (n_norm, eps))[0]
+
+
+# =============================================================================== activations
+def _gelu_fwd(xp, x, approximate):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
+    return (0.5 * x * (1 + _erf(xp, x * _SQRT1_2))).astype(x.dtype, copy=False)
+
+
+def _gelu_grad(g, self, approximate):
+    x = self
+    if approximate == "tanh":
+        x2 = x * x
+        t = (_SQRT_2_PI * (x + 0.044715 * x2 * x)).tanh()
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT_2_PI * (1 + 3 * 0.044715 * x2)))
+    cdf = 0.5 * (1 + (x * _SQRT1_2).erf())
+    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    return g * (cdf + x * pdf)
+
+
+GELU = defop("GeluBackward0", _gelu_fwd, _gelu_grad, saved=("self", "approximate"))
+
+
+def _silu_grad(g, self):
+    s = self.sigmoid()
+    return g * (s * (1 + self * (1 - s)))
+
+
+SILU = defop("SiluBackward0", lambda xp, x: x * _sigmoid(xp, x), _silu_grad, saved=("self",))
+LEAKY_RELU = defop("LeakyReluBackward0",
+                   lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False),
+                   lambda g, self, negative_slope: where(self > 0, g, g * negative_slope),
+                   saved=("self", "negative_slope"))
+ELU = defop("EluBackward0",
+            lambda xp, x, alpha: xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))).astype(x.dtype, copy=False),
+            lambda g, self, alpha: where(self > 0, g, g * (self.clamp(max=0).exp() * alpha)),
+            saved=("self", "alpha"))
+
+
+def _softplus_fwd(xp, x, beta, threshold):
+    bx = x * beta
+    soft = (xp.maximum(bx, 0) + xp.log1p(xp.exp(-xp.abs(bx)))) / beta
+    return xp.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
+
+
+SOFTPLUS = defop("SoftplusBackward0", _softplus_fwd,
+                 lambda g, self, beta, threshold: where(self * beta > threshold, g, g * (self * beta).sigmoid()),
+                 saved=("self", "beta", "threshold"))
+HARDTANH = defop("HardtanhBackward0",
+                 lambda xp, x, min_val, max_val: xp.clip(x, min_val, max_val).astype(x.dtype, copy=False),
+                 lambda g, self, min_val, max_val: g * ((self > min_val).logical_and(self < max_val)),
+                 saved=("self", "min_val", "max_val"))
+
+
+def log_sigmoid(x: Tensor) -> Tensor:
+    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))), stable for any x (in differentiable ops)."""
+    return -((-x).clamp(min=0) + (-x.abs()).exp().log1p())
+
+
+# =============================================================================== losses
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduce_fwd(xp, loss, reduction):
+    if reduction == "mean":
+        return loss.mean() if loss.size else xp.asarray(xp.nan, dtype=loss.dtype)
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _grad_scale(g: Tensor, reduction: str, numel: int) -> Tensor:
+    """The upstream gradient as seen by every element of an elementwise loss."""
+    return g / numel if reduction == "mean" else g
+
+
+def _mse_grad(g, self, target, reduction):
+    return _grad_scale(g, reduction, self._data.size) * (2 * (self - target))
+
+
+MSE_LOSS = defop("MseLossBackward0", lambda xp, a, b, reduction: _reduce_fwd(xp, (a - b) * (a - b), reduction),
+                 (_mse_grad, lambda g, self, target, reduction: -_mse_grad(g, self, target, reduction)),
+                 saved=("self", "input1", "reduction"), n_in=2)
+MSE_LOSS.node_cls._saved_names = ("self", "target", "reduction")
+
+
+def _smooth_l1_fwd(xp, a, b, reduction, beta):
+    d = xp.abs(a - b)
+    loss = xp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(a.dtype, copy=False)
+    return _reduce_fwd(xp, loss, reduction)
+
+
+def _smooth_l1_grad(g, self, target, reduction, beta):
+    x = self - target
+    return _grad_scale(g, reduction, self._data.size) * where(x.abs() < beta, x / beta, x.sign())
+
+
+SMOOTH_L1_LOSS = defop("SmoothL1LossBackward0", _smooth_l1_fwd,
+                       (_smooth_l1_grad, lambda g, self, target, reduction, beta: -_smooth_l1_grad(
+                           g, self, target, reduction, beta)),
+                       saved=("self", "input1", "reduction", "beta"), n_in=2)
+SMOOTH_L1_LOSS.node_cls._saved_names = ("self", "target", "reduction", "beta")
+
+
+def _huber_fwd(xp, a, b, reduction, delta):
+    d = xp.abs(a - b)
+    loss = xp.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(a.dtype, copy=False)
+    return _reduce_fwd(xp, loss, reduction)
+
+
+def _huber_grad(g, self, target, reduction, delta):
+    x = self - target
+    return _grad_scale(g, reduction, self._data.size) * x.clamp(-delta, delta)
+
+
+HUBER_LOSS = defop("HuberLossBackward0", _huber_fwd,
+                   (_huber_grad, lambda g, self, target, reduction, delta: -_huber_grad(g, self, target, reduction,
+                                                                                       delta)),
+                   saved=("self", "input1", "reduction", "delta"), n_in=2)
+
+_BCE_EPS = 1e-12
+
+
+def _bce_fwd(xp, x, t, weight, reduction):
+    log_x = xp.maximum(xp.log(x), -100)
+    log_1mx = xp.maximum(xp.log1p(-x), -100)
+    loss = -(t * log_x + (1 - t) * log_1mx)
+    if weight is not None:
+        loss = loss * weight._data
+    return _reduce_fwd(xp, loss.astype(x.dtype, copy=False), reduction)
+
+
+def _bce_grad_input(g, self, target, weight, reduction):
+    gi = _grad_scale(g, reduction, self._data.size) * (self - target) / ((1 - self) * self).clamp(min=_BCE_EPS)
+    return gi if weight is None else gi * weight
+
+
+def _bce_grad_target(g, self, target, weight, reduction):
+    gt = _grad_scale(g, reduction, self._data.size) * ((-self).log1p() - self.log())
+    return gt if weight is None else gt * weight
+
+
+BCE = defop("BinaryCrossEntropyBackward0", _bce_fwd, (_bce_grad_input, _bce_grad_target),
+            saved=("self", "input1", "weight", "reduction"), n_in=2)
+BCE.node_cls._saved_names = ("self", "target", "weight", "reduction")
+
+
+def _bce_logits_fwd(xp, x, t, weight, pos_weight, reduction):
+    softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + exp(-x)), stable
+    if pos_weight is not None:
+        loss = (1 - t) * x + ((pos_weight._data - 1) * t + 1) * softplus_neg
+    else:
+        loss = (1 - t) * x + softplus_neg
+    if weight is not None:
+        loss = loss * weight._data
+    return _reduce_fwd(xp, loss.astype(x.dtype, copy=False), reduction)
+
+
+def _bce_logits_grad_input(g, self, target, weight, pos_weight, reduction):
+    s = self.sigmoid()
+    if pos_weight is not None:
+        pt = pos_weight * target
+        gi = (pt + 1 - target) * s - pt
+    else:
+        gi = s - target
+    gi = _grad_scale(g, reduction, self._data.size) * gi
+    return gi if weight is None else gi * weight
+
+
+def _bce_logits_grad_target(g, self, target, weight, pos_weight, reduction):
+    if pos_weight is not None:
+        gt = log_sigmoid(-self) - log_sigmoid(self) * pos_weight
+    else:
+        gt = -self
+    gt = _grad_scale(g, reduction, self._data.size) * gt
+    return gt if weight is None else gt * weight
+
+
+BCE_LOGITS = defop("BinaryCrossEntropyWithLogitsBackward0", _bce_logits_fwd,
+                   (_bce_logits_grad_input, _bce_logits_grad_target),
+                   saved=("self", "input1", "weight", "pos_weight", "reduction"), n_in=2)
+BCE_LOGITS.node_cls._saved_names = ("self", "target", "weight", "pos_weight", "reduction")
+
+
+# -- negative log likelihood: input (N, C, d1, ...) or (C,), target class indices
+def _nll_pick(xp, target, weight, ignore_index, x_dtype):
+    """Valid target (ignored ones set to class 0) and each element's weight (0 where ignored)."""
+    t = target._data
+    keep = t != ignore_index
+    tc = xp.where(keep, t, 0)
+    w = weight._data[tc] if weight is not None else xp.ones(t.shape, dtype=x_dtype)
+    return tc, (w * keep).astype(x_dtype, copy=False)
+
+
+def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
+    x2 = x[None] if x.ndim == 1 else x
+    tc, w = _nll_pick(xp, target, weight, ignore_index, x.dtype)
+    tc2 = tc[None] if x.ndim == 1 else tc
+    picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
+    loss = -picked.reshape(tc.shape) * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return (loss.sum() / w.sum()).astype(x.dtype, copy=False)  # 0/0 = nan, as torch
+
+
+def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index):
+    dtype = g.dtype
+    tc, w = _nll_pick(xp, target, weight, ignore_index, dtype)
+    coef = -w * g  # g broadcasts: a scalar for sum/mean, per element for none
+    if reduction == "mean":
+        coef = coef / w.sum()
+    out = xp.zeros(input_shape, dtype=dtype)
+    if len(input_shape) == 1:
+        out[tc] = coef
+        return out
+    xp.put_along_axis(out, tc[:, None], xp.broadcast_to(coef, tc.shape)[:, None].astype(dtype, copy=False), axis=1)
+    return out
+
+
+def _nll_grad(g, self_sym_sizes, target, weight, reduction, ignore_index, op_back):
+    return apply(op_back, (g,), (tuple(self_sym_sizes), target, weight, reduction, ignore_index))
+
+
+_NLL_SAVED = ("self_sym_sizes", "target", "weight", "reduction", "ignore_index")
+NLL_LOSS = defop("NllLossBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS_BACK), saved=_NLL_SAVED)
+NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS2D_BACK), saved=_NLL_SAVED)
+# the backward is linear in g; its adjoint is the loss itself
+NLL_LOSS_BACK = defop("NllLossBackwardBackward0", _nll_back_fwd,
+                      lambda gg, target, weight, reduction, ignore_index: apply(
+                          NLL_LOSS, (gg,), (target, weight, reduction, ignore_index)),
+                      saved=("target", "weight", "reduction", "ignore_index"))
+NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd,
+                        lambda gg, target, weight, reduction, ignore_index: apply(
+                            NLL_LOSS2D, (gg,), (target, weight, reduction, ignore_index)),
+                        saved=("target", "weight", "reduction", "ignore_index"))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, two_d: bool) -> Tensor:
+    return apply(NLL_LOSS2D if two_d else NLL_LOSS, (input,), (target, weight, reduction, ignore_index))
+
+
+# -- scalar arithmetic recorded under the names torch's C++ composites produce
+MUL_SCALAR = defop("MulBackward1", lambda xp, a, other: a * other, lambda g, other: g * other, saved=("other",))
+DIV_SCALAR = defop("DivBackward1", lambda xp, a, other: a / other, lambda g, other: g / other, saved=("other",))
+
+
+def mul_scalar(t: Tensor, s: float) -> Tensor:
+    return apply(MUL_SCALAR, (t,), (s,))
+
+
+def div_scalar(t: Tensor, s: float) -> Tensor:
+    return apply(DIV_SCALAR, (t,), (s,))
+
+
+# =============================================================================== padding
+def _pad_fwd(xp, x, pad_width, value):
+    return xp.pad(x, pad_width, constant_values=value)
+
+
+def _pad_grad(g, pad_width):
+    key = tuple(slice(lo, g._data.shape[i] - hi) for i, (lo, hi) in enumerate(pad_width))
+    return g[key]
+
+
+CONSTANT_PAD = defop("ConstantPadNdBackward0", _pad_fwd, _pad_grad, saved=("pad_width",))
+
+
+def constant_pad(input: Tensor, pad_width, value) -> Tensor:
+    return apply(CONSTANT_PAD, (input,), (tuple(pad_width), value))
