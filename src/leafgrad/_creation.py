@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtype as D
 from ._backend import backend_for_device
 from ._tensor import Tensor
+from .autograd.grad_mode import STATE as _gm_state
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace",
            "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand", "randn", "randint",
@@ -101,7 +102,9 @@ def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
         backend_for_device(device)  # raises a clear error for cuda
     t = Tensor._make(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, factory=True)
+    if _gm_state.inference:  # tensors made in inference_mode are inference tensors (LG116)
+        t._m().inference = True
     return t
 
 
@@ -159,13 +162,22 @@ def ones_like_array(arr):
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Copy ``data`` into a new leaf tensor, inferring the dtype as torch does."""
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
-            "sourceTensor.clone().detach().requires_grad_(True), rather than torch.tensor(sourceTensor).",
-            UserWarning, stacklevel=2)
+        from .errors import warn_autograd
+        warn_autograd(
+            "LG126",
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            stacklevel=3, tensor=data)
     d = _dt(dtype, _infer_dtype(data))
     arr = np.array(_to_array(data), dtype=d.np, copy=True)
-    return _finish(arr, d, device, requires_grad)
+    t = _finish(arr, d, device, requires_grad)
+    if not requires_grad:  # provenance: a copy of a tensor (or of an array) that came from autograd
+        from . import provenance as _prov
+        if isinstance(data, Tensor):
+            _prov.note_tensor_copy(data, t)
+        elif isinstance(data, np.ndarray) and _prov._ARRAYS:
+            _prov.note_from_array(data, t)
+    return t
 
 
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -189,7 +201,11 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
-    return Tensor._make(arr)
+    t = Tensor._make(arr)
+    from . import provenance as _prov
+    if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back
+        _prov.note_from_array(arr, t)
+    return t
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:

@@ -61,7 +61,7 @@ class Size(tuple):
 class _TensorMeta:
     """Rarely used per-tensor state, kept out of the hot slots."""
 
-    __slots__ = ("hooks", "post_acc_hooks", "retains_grad", "view_kind", "name", "site", "inference")
+    __slots__ = ("hooks", "post_acc_hooks", "retains_grad", "view_kind", "name", "site", "inference", "cut")
 
     def __init__(self) -> None:
         self.hooks = None
@@ -71,6 +71,7 @@ class _TensorMeta:
         self.name = None
         self.site = None
         self.inference = False
+        self.cut = None  # provenance.Cut: where the chain from a tensor that requires grad was cut
 
 
 _new = object.__new__
@@ -256,7 +257,11 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. "
                 "The array would not be tracked, so gradients could not flow back through anything computed "
                 "from it; detach() makes that cut explicit.", tensor=self)
-        return backend_for_array(self._data).to_numpy(self._data)
+        arr = backend_for_array(self._data).to_numpy(self._data)
+        if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
+            from .provenance import note_numpy
+            note_numpy(self, arr)
+        return arr
 
     def __array__(self, dtype=None, copy=None):
         arr = backend_for_array(self._data).to_numpy(self._data)
@@ -277,6 +282,13 @@ class Tensor:
 
     __str__ = __repr__
 
+    def _repr_html_(self):
+        """Jupyter: a tensor with history shows its graph under its value (plain text otherwise)."""
+        if self._grad_fn is None:
+            return None
+        from .viz import tensor_html
+        return tensor_html(self)
+
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return format(self.item(), spec)
@@ -287,9 +299,10 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
-            raise RuntimeError(
+            raise_autograd(
+                "LG123",
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
-                "the moment. Call .detach() (or .clone().detach()) on this non-leaf tensor first.")
+                "the moment. Call .detach() (or .clone().detach()) on this non-leaf tensor first.", tensor=self)
         t = Tensor._make(self._data.copy())
         t._requires_grad = self._requires_grad
         if self._grad is not None:
@@ -308,7 +321,7 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         self._set_requires_grad(bool(value))
 
-    def _set_requires_grad(self, value: bool) -> None:
+    def _set_requires_grad(self, value: bool, factory: bool = False) -> None:
         if self._grad_fn is not None:
             if not value:
                 raise_autograd(
@@ -321,7 +334,9 @@ class Tensor:
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise_autograd(
                 "LG112",
-                f"only Tensors of floating point and complex dtype can require gradients (this one is "
+                # torch words the factory (requires_grad=True argument) and the setter differently
+                ("Only Tensors of floating point and complex dtype can require gradients" if factory else
+                 "only Tensors of floating point dtype can require gradients") + " (this one is "
                 f"{self.dtype!r}). Create it with a float dtype, e.g. torch.tensor(data, dtype=torch.float32) "
                 "or t.float().requires_grad_().", tensor=self)
         self._requires_grad = value
@@ -363,13 +378,16 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"assigned grad has data of a different size: the tensor has shape {list(self._data.shape)} "
-                    f"but the new grad has shape {list(value._data.shape)}")
+                raise_autograd(
+                    "LG125",
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size",
+                    tensor=self, grad=value)
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    f"assigned grad has data of a different type: the tensor is {self.dtype!r} but the new grad "
-                    f"is {value.dtype!r}")
+                raise_autograd(
+                    "LG125",
+                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor with grad_dtype "
+                    f"'{self.dtype.name}'. The gradient must match the tensor's dtype.", tensor=self, grad=value)
         self._grad = value
 
     @grad.deleter
@@ -382,9 +400,10 @@ class Tensor:
 
     def retain_grad(self) -> None:
         if not self.requires_grad:
-            raise RuntimeError(
+            raise_autograd(
+                "LG119",
                 "can't retain_grad on Tensor that has requires_grad=False: nothing will flow into it. Set "
-                "requires_grad=True on the leaf it comes from.")
+                "requires_grad=True on the leaf it comes from.", tensor=self)
         if self.grad_fn is None or self.retains_grad:
             return
         self._m().retains_grad = True
@@ -393,9 +412,10 @@ class Tensor:
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(grad)`` runs when the gradient for this tensor is computed; may return a replacement."""
         if not self.requires_grad:
-            raise RuntimeError(
+            raise_autograd(
+                "LG120",
                 "cannot register a hook on a tensor that doesn't require gradient: set requires_grad=True on "
-                "it (if it is a leaf) or on the leaf it is computed from.")
+                "it (if it is a leaf) or on the leaf it is computed from.", tensor=self)
         if self.grad_fn is None:
             m = self._m()
             if m.hooks is None:
@@ -406,11 +426,12 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(tensor)`` runs after ``tensor.grad`` has been accumulated (leaves only)."""
         if self.grad_fn is not None:
-            raise RuntimeError(
+            raise_autograd(
+                "LG121",
                 "post accumulate grad hooks cannot be registered on non-leaf tensors: a non-leaf never "
-                "accumulates into .grad. Register a plain hook with register_hook instead.")
+                "accumulates into .grad. Register a plain hook with register_hook instead.", tensor=self)
         if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+            raise_autograd("LG120", "cannot register a hook on a tensor that doesn't require gradient", tensor=self)
         m = self._m()
         if m.post_acc_hooks is None:
             m.post_acc_hooks = _HookDict()
@@ -434,13 +455,16 @@ class Tensor:
         """A leaf sharing this tensor's memory and version counter, with no history."""
         t = Tensor._make(self._data)
         t._vc = vc_of(self)
+        if self._requires_grad:
+            _note_detach(self, t, "detach")
         return t
 
     def detach_(self) -> "Tensor":
         if self._base is not None and self._meta is not None and self._meta.view_kind is None:
-            raise RuntimeError(
+            raise_autograd(
+                "LG122",
                 "Can't detach views in-place. Use detach() instead: this tensor is a view of another tensor and "
-                "its history is tied to it.")
+                "its history is tied to it.", tensor=self, base=self._base)
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -448,8 +472,10 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
+        # same memory, but a fresh version counter: torch's .data writes are invisible to autograd's checks
         t = Tensor._make(self._data)
-        t._vc = vc_of(self)
+        if self._requires_grad:
+            _note_detach(self, t, "data")
         return t
 
     @data.setter
@@ -457,10 +483,6 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
-
-    @property
-    def _base_(self):  # pragma: no cover - name guard
-        return self._base
 
     # ------------------------------------------------------------------ device and dtype moves
     def cpu(self) -> "Tensor":
@@ -482,6 +504,11 @@ class Tensor:
 D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
 _graph_late["make"] = Tensor._make
+
+
+def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:
+    from .provenance import note_detach
+    note_detach(src, out, kind)
 
 
 def vc_of(t: Tensor) -> VersionCounter:

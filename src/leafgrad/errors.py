@@ -34,6 +34,14 @@ CODES = {
     "LG116": "inference-tensor-inplace",
     "LG117": "nan-in-backward",
     "LG118": "inplace-overlap",
+    "LG119": "retain-grad-no-grad",
+    "LG120": "hook-no-grad",
+    "LG121": "post-accumulate-hook-non-leaf",
+    "LG122": "detach-view-inplace",
+    "LG123": "deepcopy-non-leaf",
+    "LG124": "function-backward-returns",
+    "LG125": "grad-assign-mismatch",
+    "LG126": "tensor-copy-construct",
 }
 
 
@@ -67,10 +75,25 @@ class AutogradWarning(UserWarning):
 
 
 def raise_autograd(code: str, message: str, cls=AutogradError, **details):
+    if "raised_at" not in details:
+        details["raised_at"] = user_site(2)  # provenance for explain(): the user's line
     raise cls(f"{message}\n[leafgrad {code}] leafgrad.explain(err) explains this error.", code, **details)
 
 
 def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> None:
+    if "raised_at" not in details:
+        details["raised_at"] = user_site(2)
+    t = details.get("tensor")
+    if t is not None and "names" not in details:
+        # a warning has no traceback to read the user's variables from later: name the tensor now
+        try:
+            f = sys._getframe(1)
+            while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+                f = f.f_back
+            if f is not None:
+                details["names"] = {n: v for n, v in f.f_locals.items() if v is t}
+        except Exception:
+            pass
     warnings.warn(AutogradWarning(message, code, **details), stacklevel=stacklevel)
 
 

@@ -220,7 +220,7 @@ Tensor.imag = property(lambda self: Tensor._make(np.imag(self._data)))
 Tensor.__add__ = P.binary_alpha_method(P.ADD)
 Tensor.__radd__ = Tensor.__add__
 Tensor.__iadd__ = lambda self, other: IP.binary_(P.ADD, self, other, (1,), "add_ (+=)")
-Tensor.__sub__ = P.binary_alpha_method(P.SUB)
+Tensor.__sub__ = P.sub
 Tensor.__rsub__ = lambda self, other: P.rsub(self, other)
 Tensor.__isub__ = lambda self, other: IP.binary_(P.SUB, self, other, (1,), "sub_ (-=)")
 Tensor.__mul__ = P.binary_method(P.MUL)

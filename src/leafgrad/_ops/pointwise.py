@@ -251,10 +251,20 @@ def add(input, other, *, alpha=1) -> Tensor:
     return binary(ADD, input, other, (alpha,))
 
 
+def _is_bool(x) -> bool:
+    return x.__class__ is bool or (x.__class__ in TENSOR_TYPES and x._data.dtype.kind == "b")
+
+
 def sub(input, other, *, alpha=1) -> Tensor:
-    if isinstance(input, Tensor) and input.dtype is D.bool and isinstance(other, Tensor) and other.dtype is D.bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    sk = _PY_SCALAR_KIND.get(other.__class__)
+    if sk is not None and input.__class__ in TENSOR_TYPES and (input._data.dtype.kind, sk) in _KEEPS_DTYPE:
+        return apply_scalar(SUB, input, other, (alpha,))
     return binary(SUB, input, other, (alpha,))
 
 

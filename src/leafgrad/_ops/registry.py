@@ -203,7 +203,13 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     if cast is not None:
         arrays = [a if a.dtype == cast else a.astype(cast) for a in arrays]
     xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
-    out = op.forward(xp, arrays, *params) if op.variadic else op.forward(xp, *arrays, *params)
+    try:
+        out = op.forward(xp, arrays, *params) if op.variadic else op.forward(xp, *arrays, *params)
+    except ValueError as e:
+        if "broadcast" in str(e) and len(arrays) >= 2:
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(arrays[0].shape, arrays[1].shape)
+        raise
     if op.n_out == 1:
         if out.__class__ is not arrays[0].__class__:
             out = xp.asarray(out)

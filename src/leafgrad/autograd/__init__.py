@@ -6,6 +6,7 @@ from typing import Sequence
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
+from ..errors import LeafgradError
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
@@ -36,7 +37,11 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    try:
+        run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    except LeafgradError as exc:
+        exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
+        raise
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -55,8 +60,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                          allow_unused=allow_unused, accumulate=False)
+    try:
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                              allow_unused=allow_unused, accumulate=False)
+    except LeafgradError as exc:
+        exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`
+        raise
     if materialize_grads:
         from .._creation import zeros_like
         result = tuple(zeros_like(i) if g is None else g for g, i in zip(result, inputs_t))

@@ -55,7 +55,46 @@ class set_detect_anomaly(_DecoratorContextManager):
 
 def record_forward_trace(node) -> None:
     """Keep the user's part of the forward stack on the node (only in anomaly mode)."""
-    node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    from ..errors import _PKG_DIR
+    stack = [fs for fs in traceback.extract_stack()[:-1] if not fs.filename.startswith(_PKG_DIR)]
+    node.metadata["traceback_"] = traceback.format_list(stack)
+
+
+def apply_traced(fn, grads):
+    """``fn.apply`` in anomaly mode: a failure names the forward call that created ``fn``; NaNs stop here."""
+    try:
+        outputs = fn.apply(grads)
+    except Exception as exc:
+        _annotate(exc, fn)
+        raise
+    check_outputs(fn, outputs)
+    return outputs
+
+
+def _annotate(exc: BaseException, fn) -> None:
+    if getattr(exc, "_leafgrad_anomaly_noted", False):
+        return  # raised by a nested node already annotated
+    trace = forward_trace(fn)
+    site = getattr(fn, "_site", None)
+    text = (f"Error detected in {fn.name()}. Traceback of forward call that caused the error:\n"
+            + (trace or "  (not recorded: the node was created outside anomaly mode)\n"))
+    import warnings
+    warnings.warn(text, UserWarning, stacklevel=2)
+    details = getattr(exc, "details", None)
+    if isinstance(details, dict):
+        details.setdefault("node", fn)
+        details["anomaly_node"] = fn
+        details["forward_trace"] = trace
+        if site is not None:
+            details.setdefault("forward_site", site)
+    try:
+        exc._leafgrad_anomaly_noted = True
+    except Exception:
+        pass
+    if hasattr(exc, "add_note"):
+        exc.add_note(text.rstrip("\n"))
+    elif exc.args and isinstance(exc.args[0], str):
+        exc.args = (exc.args[0] + "\n\n" + text,) + exc.args[1:]
 
 
 def forward_trace(node) -> str:
@@ -76,4 +115,4 @@ def check_outputs(fn, outputs) -> None:
                 "LG117",
                 f"Function '{fn.name()}' returned nan values in its {i}th output. The forward call that created "
                 f"this node:\n{trace or '  (not recorded: the node was created outside anomaly mode)'}",
-                node=fn, index=i)
+                node=fn, index=i, forward_site=getattr(fn, "_site", None), forward_trace=trace)

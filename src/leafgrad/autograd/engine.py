@@ -17,6 +17,7 @@ from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd, user_site
 from .grad_mode import STATE
 from .graph import _LATE, AccumulateGrad, Node
+from ..provenance import backward_site as _backward_site
 
 __all__ = ["run_backward", "accumulate_into_leaf"]
 
@@ -152,7 +153,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
             heapq.heappush(heap, (-fn._seq, tie, fn))
             tie += 1
 
-    freed_site = None if retain_graph else (user_site(3) or True)
+    freed_site = None if retain_graph else (_backward_site() or True)  # provenance: who freed the graph
     prev_mode = STATE.grad
     STATE.grad = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
@@ -176,10 +177,11 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 continue
             if needed is not None and fn not in needed:
                 continue
-            outputs = fn.apply(grads)
-            if anomaly:
-                from .anomaly import check_outputs
-                check_outputs(fn, outputs)
+            if anomaly:  # names the forward line of a failing node; stops at the first NaN
+                from .anomaly import apply_traced
+                outputs = apply_traced(fn, grads)
+            else:
+                outputs = fn.apply(grads)
             if fn._extra is not None:
                 post = fn._extra.get("post")
                 if post:
@@ -227,9 +229,9 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
         if g is None and not allow_unused and not accumulate:
             raise_autograd(
                 "LG114",
-                f"One of the differentiated Tensors appears to not have been used in the graph (input {i}, "
-                f"shape {list(inp._data.shape)}). Set allow_unused=True if this is the desired behavior; "
-                "otherwise check that the output really is computed from this tensor.", tensor=inp, index=i)
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph (shape "
+                f"{list(inp._data.shape)}). Set allow_unused=True if this is the desired behavior; otherwise check "
+                "that the output really is computed from this tensor.", tensor=inp, index=i)
         result.append(g)
     return tuple(result)
 

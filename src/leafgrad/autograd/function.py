@@ -67,14 +67,14 @@ class BackwardCFunction(FunctionCtx, Node):
             result = (result,)
         n_in = len(self._arg_is_tensor)
         if len(result) < n_in:
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients (expected {n_in}, "
-                               f"got {len(result)}). backward() must return one gradient (or None) per forward "
-                               "argument, including non-tensor arguments.")
+            raise_autograd("LG124", f"function {self.name()} returned an incorrect number of gradients (expected "
+                           f"{n_in}, got {len(result)}). backward() must return one gradient (or None) per forward "
+                           "argument, including non-tensor arguments.", node=self, expected=n_in, got=len(result))
         if len(result) > n_in:
             extra = result[n_in:]
             if any(r is not None for r in extra):
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients (expected "
-                                   f"{n_in}, got {len(result)})")
+                raise_autograd("LG124", f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(result)})", node=self, expected=n_in, got=len(result))
             result = result[:n_in]
         out = [g for g, is_t in zip(result, self._arg_is_tensor) if is_t]
         for i, g in enumerate(out):
@@ -150,6 +150,8 @@ class Function(metaclass=_FunctionMeta):
         ctx.next_functions = tuple(edge_of(t) for t in tensor_args) if needs else ()
         ctx._in_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_args)
         ctx._extra = None
+        from ..provenance import node_site
+        ctx._site = node_site()
         ctx._out_meta = [(o._data.shape, o._data.dtype) for o in outs if isinstance(o, Tensor)]
         final = []
         for i, o in enumerate(outs):
@@ -161,7 +163,7 @@ class Function(metaclass=_FunctionMeta):
                 if needs and o._grad_fn is None and o._requires_grad:
                     raise_autograd("LG101", "a leaf Variable that requires grad is being used in an in-place "
                                    f"operation. {cls.__name__}.forward marked it dirty (modified in place).", tensor=o)
-                vc_of(o).bump()
+                vc_of(o).bump(ctx._site)
             elif any(o is t for t in tensor_args):
                 # an input returned as-is comes back as a new tensor sharing its memory
                 shared = Tensor._make(o._data)
@@ -174,7 +176,7 @@ class Function(metaclass=_FunctionMeta):
             final.append(o)
         if needs:
             to_save = ctx.__dict__.pop("_to_save", ())
-            ctx._saved_vars = tuple(None if t is None else SavedTensor(t, any(t is f for f in final))
+            ctx._saved_vars = tuple(None if t is None else SavedTensor(t, any(t is f for f in final), ctx._site)
                                     for t in to_save)
         else:
             ctx.__dict__.pop("_to_save", None)

@@ -61,7 +61,7 @@ def _add_hook(d: _HookDict, fn: Callable) -> RemovableHandle:
 class Node:
     """Base of every backward node. Subclasses implement ``apply(grads) -> tuple``."""
 
-    __slots__ = ("next_functions", "_seq", "_in_meta", "_extra", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_in_meta", "_extra", "_site", "__weakref__")  # _site: provenance
 
     def name(self) -> str:
         return type(self).__name__
@@ -132,6 +132,7 @@ class AccumulateGrad(Node):
         self._seq = float("inf")  # run as soon as ready: torch gives it UINT64_MAX
         self._in_meta = ()
         self._extra = None
+        self._site = None
 
     def apply(self, grads: list) -> tuple:
         _LATE["accumulate"](self.variable, grads[0])

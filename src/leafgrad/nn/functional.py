@@ -1,0 +1,891 @@
+"""``leafgrad.nn.functional`` (usually imported as ``F``): torch.nn.functional's signatures.
+
+These functions check and normalise their arguments the way torch does (with torch's
+error messages), then call the differentiable ops of ``leafgrad/_ops/nn_ops.py`` or
+compose existing leafgrad ops. Where torch itself composes (``l1_loss``,
+``cross_entropy``, ``linear`` on a batch of vectors), the composition is the same, so
+the recorded graph shows the grad_fn names torch's does.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._creation import _rng
+from .._tensor import Tensor
+from .._ops import nn_ops as O
+from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
+from .._ops.inplace import inplace as _inplace
+from .._ops.linalg import addmm, bmm, matmul
+from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
+from .._ops.reduction import log_softmax as _log_softmax, softmax as _softmax
+from ..autograd.grad_mode import STATE as _STATE, no_grad
+
+_make = Tensor._make
+
+__all__ = [
+    "linear", "bilinear", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "embedding",
+    "dropout", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "relu", "relu_", "relu6", "hardtanh",
+    "gelu", "silu", "leaky_relu", "elu", "softplus", "tanh", "sigmoid", "logsigmoid", "softmax", "log_softmax",
+    "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
+    "multi_head_attention_forward",
+]
+
+
+# =============================================================================== helpers
+def _tuple(x, n: int, name: str = "") -> tuple:
+    if isinstance(x, (tuple, list)):
+        if len(x) == 1:
+            return (int(x[0]),) * n
+        if len(x) != n:
+            raise RuntimeError(f"{name} must be an int or a tuple of {n} ints, got {tuple(x)}")
+        return tuple(int(v) for v in x)
+    return (int(x),) * n
+
+
+def _reduction(reduction: str, size_average=None, reduce=None) -> str:
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "mean" if size_average and reduce else ("sum" if reduce else "none")
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                      "instead.", stacklevel=3)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=3)
+        reduction = "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _type_name(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(t.dtype.name, t.dtype.name)
+
+
+def _scalar_type(t: Tensor) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}.get(
+        t.dtype.name, t.dtype.name.capitalize())
+
+
+def _const(arr) -> Tensor:
+    return _make(arr)
+
+
+def _size(t: Tensor) -> str:
+    return repr(t.shape)
+
+
+# =============================================================================== linear layers
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: addmm for a matrix (AddmmBackward0), as torch folds the rest."""
+    nd = input._data.ndim
+    if bias is not None:
+        if nd == 2:
+            return addmm(bias, input, weight.t())
+        if nd >= 1 and input.is_contiguous():
+            # torch flattens a contiguous batch of vectors into one addmm, then views it back
+            out = addmm(bias, input.view(-1, input._data.shape[-1]), weight.t())
+            return out.view(input._data.shape[:-1] + (weight._data.shape[0],))
+        return matmul(input, weight.t()) + bias
+    return matmul(input, weight.t())
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    o, i1, i2 = weight._data.shape
+    if input1._data.shape[-1] != i1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1._data.shape[-1]} "
+                           f"but expected {i1}")
+    if input2._data.shape[-1] != i2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._data.shape[-1]} "
+                           f"but expected {i2}")
+    if input1._data.shape[:-1] != input2._data.shape[:-1]:
+        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1._data.shape[:-1])} and {list(input2._data.shape[:-1])}")
+    lead = input1._data.shape[:-1]
+    x1 = input1.reshape(-1, i1)
+    x2 = input2.reshape(-1, i2)
+    # y[b, o] = sum_ij x1[b, i] W[o, i, j] x2[b, j]: one matmul, then a product summed over j
+    t = x1.mm(weight.permute(1, 0, 2).reshape(i1, o * i2)).view(-1, o, i2)
+    y = (t * x2.unsqueeze(1)).sum(-1).reshape(lead + (o,))
+    return y + bias if bias is not None else y
+
+
+# =============================================================================== convolution
+def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int) -> bool:
+    dim = input._data.ndim
+    if dim not in (nd + 1, nd + 2):
+        kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
+        raise RuntimeError(f"Expected {kinds[0]} (unbatched) or {kinds[1]} (batched) input to {name}, but got "
+                           f"input of size: {list(input._data.shape)}")
+    if weight._data.ndim != nd + 2:
+        raise RuntimeError(f"weight should have at least three dimensions" if nd == 1 else
+                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input, but got "
+                           f"{weight._data.ndim}-dimensional weight of size {list(weight._data.shape)} instead")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_type_name(input)}) and bias type ({_type_name(bias)}) should be the same")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    o = weight._data.shape[0]
+    if o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size {list(weight._data.shape)} instead")
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != o):
+        raise RuntimeError(f"Given weight of size {list(weight._data.shape)}, expected bias to be 1-dimensional with "
+                           f"{o} elements, but got bias of size {list(bias._data.shape)} instead")
+    return dim == nd + 1
+
+
+def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd: int, name: str) -> Tensor:
+    unbatched = _check_conv(input, weight, bias, groups, name, nd)
+    x = input.unsqueeze(0) if unbatched else input
+    c = x._data.shape[1]
+    if weight._data.shape[1] * groups != c:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight._data.shape)}, expected "
+                           f"input{list(x._data.shape)} to have {weight._data.shape[1] * groups} channels, but got "
+                           f"{c} channels instead")
+    stride = _tuple(stride, nd, "stride")
+    dilation = _tuple(dilation, nd, "dilation")
+    ks = weight._data.shape[2:]
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = tuple((0, 0) for _ in range(nd))
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = []
+            for k, d in zip(ks, dilation):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))  # torch pads the odd extra on the right
+            pads = tuple(pads)
+        else:
+            raise RuntimeError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+    else:
+        pads = tuple((p, p) for p in _tuple(padding, nd, "padding"))
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p[0] < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    spatial = x._data.shape[2:]
+    padded = [s + p[0] + p[1] for s, p in zip(spatial, pads)]
+    eff = [d * (k - 1) + 1 for k, d in zip(ks, dilation)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
+    if nd == 1:
+        stride, pads, dilation = (1,) + stride, ((0, 0),) + pads, (1,) + dilation
+    out = O.conv(x, weight, bias, stride, pads, dilation, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+# =============================================================================== pooling
+def _pool_geometry(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode, name: str):
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"{name}: Expected 3D or 4D tensor, but got {list(input._data.shape)}" if
+                           name != "max_pool2d" else "non-empty 3D or 4D (batch mode) tensor expected for input")
+    k = _tuple(kernel_size, 2, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _tuple(stride, 2, "stride")
+    p = _tuple(padding, 2, "padding")
+    d = _tuple(dilation, 2, "dilation")
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}")
+    for kk, pp, dd in zip(k, p, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    h, w = input._data.shape[-2:]
+    ho = O.pool_out_size(h, k[0], s[0], p[0], d[0], ceil_mode)
+    wo = O.pool_out_size(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if ho <= 0 or wo <= 0:
+        c = input._data.shape[-3]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size "
+                           "is too small")
+    return k, s, p, d, (ho, wo)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    k, s, p, d, out_hw = _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    out, idx = O.max_pool2d(input, k, s, p, d, bool(ceil_mode), out_hw)
+    return (out, idx) if return_indices else out
+
+
+max_pool2d_with_indices = max_pool2d
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    k, s, p, _, out_hw = _pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return O.avg_pool2d(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override, out_hw)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input._data.shape)}")
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != 2:
+            raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+        out = tuple(input._data.shape[-2 + i] if v is None else int(v) for i, v in enumerate(output_size))
+    else:
+        out = (int(output_size),) * 2
+    if out == (1, 1):
+        return input.mean((-1, -2), keepdim=True)  # torch's shortcut: MeanBackward1
+    return O.adaptive_avg_pool2d(input, out)
+
+
+# =============================================================================== embedding
+def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    if input.dtype._kind != 1:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {_legacy(input)} instead (while checking arguments for embedding)")
+    n = weight._data.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = n + padding_idx
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, idx, max_norm, norm_type)
+    return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq))
+
+
+def _legacy(t: Tensor) -> str:
+    from ..autograd.graph import _legacy_type_name
+    return _legacy_type_name(t.dtype)
+
+
+def _embedding_renorm_(weight: Tensor, idx, max_norm: float, norm_type: float) -> None:
+    """Rescale (in place, untracked) the rows looked up whose norm exceeds ``max_norm``."""
+    rows = np.unique(idx.reshape(-1))
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        scale = max_norm / (norms[big] + 1e-7)
+        w[rows[big]] = (w[rows[big]] * scale[:, None]).astype(w.dtype)
+        weight._vc.bump()
+
+
+# =============================================================================== dropout
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_mask(shape, p: float, dtype) -> Tensor:
+    if p == 1:
+        return _make(np.zeros((), dtype=dtype))
+    keep = _rng(None).random(shape) >= p  # Bernoulli(1 - p)
+    return _make((keep / (1 - p)).astype(dtype))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p and scale the rest by 1/(1-p) (MulBackward0, as torch on CPU)."""
+    _check_p(p)
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    mask = _dropout_mask(input._data.shape, p, input._data.dtype)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched_dim: int, name: str):
+    _check_p(p)
+    nd = input._data.ndim
+    if nd not in (batched_dim - 1, batched_dim):
+        raise RuntimeError(f"{name}: Expected {batched_dim - 1}D or {batched_dim}D input, but got input of size: "
+                           f"{list(input._data.shape)}")
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    lead = 2 if nd == batched_dim else 1
+    shape = input._data.shape[:lead] + (1,) * (nd - lead)
+    mask = _dropout_mask(shape, p, input._data.dtype)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+# =============================================================================== normalisation
+def _verify_batch_size(input: Tensor) -> None:
+    size = input._data.shape
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+
+
+def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if training:
+        _verify_batch_size(input)
+    if input._data.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input._data.ndim}D input)")
+    c = input._data.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    dt = input._data.dtype
+    w = weight if weight is not None else _const(np.ones(c, dtype=dt))
+    b = bias if bias is not None else _const(np.zeros(c, dtype=dt))
+    out, mean, var = O.batch_norm(input, w, b, running_mean, running_var, bool(training), eps)
+    if training and running_mean is not None and running_var is not None:
+        n = input._data.size // c
+        m = momentum
+        rm, rv = running_mean._data, running_var._data
+        rm *= 1 - m
+        rm += (m * mean._data).astype(rm.dtype, copy=False)
+        rv *= 1 - m
+        rv += (m * var._data * (n / max(n - 1, 1))).astype(rv.dtype, copy=False)
+        running_mean._vc.bump()
+        running_var._vc.bump()
+    return out
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    shape = (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
+    n = len(shape)
+    if n == 0 or input._data.ndim < n or input._data.shape[-n:] != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input._data.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t._data.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t._data.shape)} and normalized_shape = {list(shape)}")
+    dt = input._data.dtype
+    w = weight if weight is not None else _const(np.ones(shape, dtype=dt))
+    b = bias if bias is not None else _const(np.zeros(shape, dtype=dt))
+    return O.layer_norm(input, w, b, n, eps)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+# =============================================================================== activations
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return input.relu_() if inplace else _relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def _act(op, input: Tensor, params: tuple, inplace: bool, name: str) -> Tensor:
+    from .._ops.registry import apply
+    if inplace:
+        return _inplace(op, input, (), params, name)
+    return apply(op, (input,), params)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _act(O.HARDTANH, input, (min_val, max_val), inplace, "hardtanh_")
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _act(O.GELU, input, (approximate,), False, "gelu")
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _act(O.SILU, input, (), inplace, "silu_")
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _act(O.LEAKY_RELU, input, (negative_slope,), inplace, "leaky_relu_")
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _act(O.ELU, input, (alpha,), inplace, "elu_")
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return _act(O.SOFTPLUS, input, (beta, threshold), False, "softplus")
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return O.log_sigmoid(input)
+
+
+def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    return _softmax(input, _softmax_dim(input, dim), dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    return _log_softmax(input, _softmax_dim(input, dim), dtype=dtype)
+
+
+def _softmax_dim(input: Tensor, dim):
+    if dim is not None:
+        return dim
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as "
+                  "an argument.", stacklevel=4)
+    return 0 if input._data.ndim in (0, 1, 3) else 1
+
+
+# =============================================================================== losses
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target._data.shape != input._data.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def _broadcast_pair(input: Tensor, target: Tensor):
+    if input._data.shape == target._data.shape:
+        return input, target
+    shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+    a = input if input._data.shape == shape else input.expand(shape)
+    b = target if target._data.shape == shape else target.expand(shape)
+    return a, b
+
+
+def _apply_reduction(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _weighted(loss: Tensor, weight, input: Tensor, reduction: str) -> Tensor:
+    if weight._data.shape != input._data.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / weight.sum()
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight=None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((a - b).pow(2), weight, input, reduction)
+    return _loss_op(O.MSE_LOSS, a, b, (reduction,))
+
+
+def _loss_op(op, a: Tensor, b: Tensor, params: tuple) -> Tensor:
+    from .._ops.registry import apply
+    if a._data.dtype != b._data.dtype:
+        dt = D.promote_types(a.dtype, b.dtype)
+        a, b = a.to(dt), b.to(dt)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return apply(op, (a, b), params)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight=None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((a - b).abs(), weight, input, reduction)
+    with np.errstate(invalid="ignore"):
+        return _apply_reduction((a - b).abs(), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    a, b = _broadcast_pair(input, target)
+    if beta == 0.0:
+        with np.errstate(invalid="ignore"):
+            return _apply_reduction((a - b).abs(), reduction)
+    return _loss_op(O.SMOOTH_L1_LOSS, a, b, (reduction, float(beta)))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight=None) -> Tensor:
+    _warn_target_size(input, target)
+    reduction = _reduction(reduction)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(_loss_op(O.HUBER_LOSS, a, b, ("none", float(delta))), weight, input, reduction)
+    return _loss_op(O.HUBER_LOSS, a, b, (reduction, float(delta)))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    x = input._data
+    if x.size and (np.any(x < 0) or np.any(x > 1) or np.isnan(x).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if weight is not None:
+        weight = weight.expand(np.broadcast_shapes(target._data.shape, weight._data.shape))
+    return _loss_op(O.BCE, input, target, (weight, reduction))
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _loss_op(O.BCE_LOGITS, input, target, (weight, pos_weight, reduction))
+
+
+def _check_nll(input: Tensor, target: Tensor, weight) -> None:
+    if target.dtype is not D.int64 and target.dtype is not D.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_type(target)}")
+    nd = input._data.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd == 1:
+        if target._data.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif nd == 2 and target._data.ndim != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd >= 2 and input._data.shape[0] != target._data.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size "
+                         f"({target._data.shape[0]}).")
+    if nd > 2 and input._data.shape[2:] != target._data.shape[1:]:
+        raise RuntimeError(f"Expected target size {list(input._data.shape[:1] + input._data.shape[2:])}, got "
+                           f"{list(target._data.shape)}")
+    c = input._data.shape[0 if nd == 1 else 1]
+    if weight is not None and weight._data.size != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight "
+                           f"tensor of shape: {list(weight._data.shape)}")
+
+
+def _check_targets(target: Tensor, c: int, ignore_index: int) -> None:
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+
+
+def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100,
+             reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_nll(input, target, weight)
+    nd = input._data.ndim
+    _check_targets(target, input._data.shape[0 if nd == 1 else 1], ignore_index)
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        weight = _make(weight._data.astype(input._data.dtype))
+    target = _make(target._data.astype(np.int64, copy=False))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if nd <= 2:
+            return O.nll_loss(input, target, weight, reduction, ignore_index, False)
+        if nd == 4:
+            return O.nll_loss(input, target, weight, reduction, ignore_index, True)
+        # torch's nll_loss_nd: other ranks go through the 2-d loss on an (N, C, 1, L) view
+        n, c = input._data.shape[:2]
+        x = input.contiguous().view(n, c, 1, -1)
+        t = _make(np.ascontiguousarray(target._data).reshape(n, 1, -1))
+        out = O.nll_loss(x, t, weight, reduction, ignore_index, True)
+        if reduction == "none":
+            out = out.view((n,) + input._data.shape[2:])
+        return out
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over the class dim, then the negative log likelihood: torch's own composition."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_scalar_type(target)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    if label_smoothing > 0:
+        return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+    return nll_loss(_log_softmax(input, class_dim), target, weight, None, ignore_index, None, reduction)
+
+
+def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    shape = [1] * ndim
+    shape[class_dim] = weight._data.shape[0]
+    return weight.view(shape)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+    n_classes = input._data.shape[class_dim]
+    logp = _log_softmax(input, class_dim)
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_view(weight, input._data.ndim, class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    total = -prod.sum()
+    if reduction == "sum":
+        return total
+    if input._data.size == 0:
+        return total * float("nan")
+    return O.div_scalar(total, input._data.size / n_classes)
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim):
+    n_classes = input._data.shape[class_dim]
+    logp = _log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    ignore = _make(target._data == ignore_index)
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, input._data.ndim, class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target._data[target._data != ignore_index]
+            denom = _make(np.asarray(weight._data[kept].sum(), dtype=input._data.dtype))
+        else:
+            denom = _make(np.asarray((~ignore._data).sum(), dtype=np.int64))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ret = smooth.sum() / denom
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return O.mul_scalar(nll, 1 - label_smoothing) + O.mul_scalar(ret, label_smoothing / n_classes)
+
+
+# =============================================================================== padding
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input._data.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input._data.ndim}")
+    if mode != "constant":
+        raise NotImplementedError(f"pad mode '{mode}' is not supported by leafgrad (only 'constant')")
+    widths = [(0, 0)] * input._data.ndim
+    for i in range(len(pad) // 2):
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        if lo < 0 or hi < 0:
+            raise NotImplementedError("negative padding is not supported by leafgrad")
+        widths[input._data.ndim - 1 - i] = (lo, hi)
+    return O.constant_pad(input, widths, 0 if value is None else value)
+
+
+# =============================================================================== attention
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Tensor:
+    """softmax(q k^T * scale + mask) v, composed of leafgrad ops."""
+    lq, lk = query._data.shape[-2], key._data.shape[-2]
+    s = 1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale
+    scores = matmul(query, key.transpose(-2, -1)) * s
+    if is_causal:
+        causal = np.tril(np.ones((lq, lk), dtype=bool))
+        scores = scores.masked_fill(_make(~causal), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is D.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = _softmax(scores, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return matmul(attn, value)
+
+
+def _canonical_mask(mask, mask_name: str, other_type, other_name: str, target_type, check_other: bool = True):
+    if mask is None:
+        return None
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not D.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if not is_float:
+        arr = np.where(mask._data, np.asarray(-np.inf, dtype=target_type.np), np.asarray(0, dtype=target_type.np))
+        return _make(arr)
+    return mask
+
+
+def _in_projection_packed(q, k, v, w, b):
+    e = q._data.shape[-1]
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([e, e * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return q_proj, kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight, out_proj_bias, training: bool = True, key_padding_mask=None,
+                                 need_weights: bool = True, attn_mask=None, use_separate_proj_weight: bool = False,
+                                 q_proj_weight=None, k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights: bool = True, is_causal: bool = False):
+    """torch's multi-head attention, step for step (sequence-first layout: (L, N, E))."""
+    from .._creation import zeros
+    from .._ops.shape import cat
+    is_batched = query._data.ndim == 3
+    if not is_batched:
+        if query._data.ndim != 2:
+            raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                                 f"{query._data.ndim}-D query tensor")
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query._data.shape
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       attn_mask.dtype if attn_mask is not None else None, "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if not use_separate_proj_weight:
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k), linear(value, v_proj_weight, b_v)
+    src_len = key._data.shape[0]
+    if attn_mask is not None:
+        if attn_mask._data.ndim == 2:
+            if tuple(attn_mask._data.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask._data.ndim == 3:
+            if tuple(attn_mask._data.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask._data.ndim} is not supported")
+    if bias_k is not None and bias_v is not None:
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = (k.view(k._data.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k)
+    v = (v.view(v._data.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v)
+    if add_zero_attn:
+        z = (bsz * num_heads, 1, head_dim)
+        k = cat([k, zeros(z, dtype=k.dtype)], 1)
+        v = cat([v, zeros(z, dtype=v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k._data.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask._data.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask._data.shape[0]}")
+        if key_padding_mask._data.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask._data.shape[1]}")
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        e = q._data.shape[-1]
+        q_scaled = q * math.sqrt(1.0 / float(e))
+        scores = bmm(q_scaled, k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = attn_mask + scores  # torch.baddbmm(attn_mask, q, k^T)
+        weights = _softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = bmm(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out._data.shape[1])
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask._data.shape[0] == 1 and attn_mask._data.ndim == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out._data.shape[1])
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None

@@ -1,0 +1,234 @@
+"""Text tree, Graphviz DOT and leafgrad's own SVG for a GraphModel. No recursion anywhere."""
+from __future__ import annotations
+
+import itertools
+from xml.sax.saxutils import escape as _xml_escape
+
+from ._model import GraphModel
+
+__all__ = ["to_text", "to_dot", "to_svg", "STYLE"]
+
+# kind -> (fill, border)
+STYLE = {
+    "leaf": ("#cfe2ff", "#3d6fb6"),
+    "const": ("#eeeeee", "#8a8a8a"),
+    "tensor": ("#d3f3d3", "#3c8c3c"),
+    "fn": ("#fff3c4", "#b08a00"),
+    "acc": ("#e6dcff", "#6b4fbb"),
+    "saved": ("#ffffff", "#8a8a8a"),
+}
+_STALE = ("#ffd9d9", "#c00000")
+_KIND_WORD = {"leaf": "leaf", "const": "leaf", "tensor": "tensor", "saved": "", "fn": "", "acc": ""}
+
+
+# ----------------------------------------------------------------------------- text
+def _summary(node, show_sites: bool) -> str:
+    parts = [node.title]
+    word = _KIND_WORD.get(node.kind)
+    if word and node.kind != "saved":
+        parts[0] = f"{node.title}: {word}" if node.title not in ("leaf", "tensor") else node.title
+    parts.extend(node.lines)
+    if show_sites and node.site is not None:
+        from ._model import _short_site
+        parts.append(("changed @ " if node.kind == "saved" else "@ ") + _short_site(node.site))
+    return "  ".join(p for p in parts if p)
+
+
+def to_text(g: GraphModel, show_sites: bool = True, max_depth: int = 60) -> str:
+    """A tree from each root towards the leaves; a box seen before is shown once and referred to."""
+    ins = g.inputs()
+    shown = set()
+    out = []
+    for root in g.roots:
+        stack = [(root, "", "", 0)]
+        while stack:
+            vid, lead, child_lead, depth = stack.pop()
+            node = g.nodes[vid]
+            if vid in shown:
+                out.append(f"{lead}{node.title}  (shown above)")
+                continue
+            shown.add(vid)
+            out.append(lead + _summary(node, show_sites))
+            kids = ins[vid]
+            if depth >= max_depth and kids:
+                out.append(child_lead + "└── ... (deeper levels not shown)")
+                continue
+            n = len(kids)
+            for k in range(n - 1, -1, -1):
+                src, _style = kids[k]
+                last = k == n - 1
+                stack.append((src, child_lead + ("└── " if last else "├── "),
+                              child_lead + ("    " if last else "│   "), depth + 1))
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- DOT
+def _dot_escape(s: str) -> str:
+    if '"' in s or "\\" in s:
+        return s.replace("\\", "\\\\").replace('"', '\\"')
+    return s
+
+
+def to_dot(g: GraphModel, show_sites: bool = True, name: str = "leafgrad") -> str:
+    parts = [f"digraph {name} {{\n",
+             '  graph [rankdir=TB, fontname="Helvetica", nodesep=0.25, ranksep=0.35];\n',
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];\n',
+             '  edge [arrowsize=0.7];\n']
+    append = parts.append
+    style = STYLE
+    for node in g.nodes:
+        label = "\\n".join(_dot_escape(x) for x in node.label_lines(show_sites))
+        marks = node.marks
+        if "stale" in marks:
+            fill, border = _STALE
+        else:
+            fill, border = style[node.kind]
+        extra = ""
+        if node.kind == "saved":
+            extra = ', style="rounded,filled,dashed"'
+        if "stale" in marks:
+            extra += ", penwidth=2"
+        elif "root" in marks:
+            extra += ", penwidth=2"
+        append(f'  n{node.id} [label="{label}", fillcolor="{fill}", color="{border}"{extra}];\n')
+    for s, d, st in g.edges:
+        if st == "data":
+            append(f"  n{s} -> n{d};\n")
+        elif st == "saved":
+            append(f"  n{s} -> n{d} [style=dashed, arrowhead=none];\n")
+        else:
+            append(f"  n{s} -> n{d} [style=dotted];\n")
+    append("}\n")
+    return "".join(parts)
+
+
+# ----------------------------------------------------------------------------- SVG: a layered layout
+_CHAR_W = 6.6
+_LINE_H = 14
+_PAD_X = 8
+_PAD_Y = 6
+_GAP_X = 18
+_GAP_Y = 34
+_MARGIN = 12
+_svg_ids = itertools.count()
+
+
+def _layout(g: GraphModel, show_sites: bool):
+    """Layers by longest path to a sink (roots at the bottom), order by barycentres, then x/y."""
+    n = len(g.nodes)
+    succ = [[] for _ in range(n)]
+    pred = [[] for _ in range(n)]
+    for s, d, _ in g.edges:
+        succ[s].append(d)
+        pred[d].append(s)
+    # longest path to a sink, in reverse topological order (Kahn on successors)
+    outdeg = [len(x) for x in succ]
+    height = [0] * n
+    ready = [v for v in range(n) if outdeg[v] == 0]
+    order = []
+    while ready:
+        v = ready.pop()
+        order.append(v)
+        hv = height[v] + 1
+        for u in pred[v]:
+            if height[u] < hv:
+                height[u] = hv
+            outdeg[u] -= 1
+            if outdeg[u] == 0:
+                ready.append(u)
+    top = max(height) if n else 0
+    layer = [top - h for h in height]
+    layers = [[] for _ in range(top + 1)]
+    # initial order: discovery order from the roots (node ids are in that order)
+    for v in range(n):
+        layers[layer[v]].append(v)
+    pos = [0.0] * n
+    for lay in layers:
+        for i, v in enumerate(lay):
+            pos[v] = float(i)
+    # barycentre sweeps: down using predecessors, up using successors
+    for _ in range(2):
+        for lay in layers[1:]:
+            _sort_by(lay, pred, pos)
+        for lay in reversed(layers[:-1]):
+            _sort_by(lay, succ, pos)
+    # sizes
+    labels = [nd.label_lines(show_sites) for nd in g.nodes]
+    widths = [max(len(x) for x in lab) * _CHAR_W + 2 * _PAD_X for lab in labels]
+    heights = [len(lab) * _LINE_H + 2 * _PAD_Y for lab in labels]
+    xs = [0.0] * n
+    ys = [0.0] * n
+    layer_w = []
+    for lay in layers:
+        w = sum(widths[v] for v in lay) + _GAP_X * max(len(lay) - 1, 0)
+        layer_w.append(w)
+    total_w = max(layer_w) if layer_w else 0
+    y = _MARGIN
+    for lay, w in zip(layers, layer_w):
+        x = _MARGIN + (total_w - w) / 2
+        lh = max((heights[v] for v in lay), default=0)
+        for v in lay:
+            xs[v] = x
+            ys[v] = y + (lh - heights[v]) / 2
+            x += widths[v] + _GAP_X
+        y += lh + _GAP_Y
+    return labels, xs, ys, widths, heights, total_w + 2 * _MARGIN, y - _GAP_Y + _MARGIN
+
+
+def _sort_by(lay: list, nbrs: list, pos: list) -> None:
+    keyed = []
+    for i, v in enumerate(lay):
+        ns = nbrs[v]
+        keyed.append((sum(pos[u] for u in ns) / len(ns) if ns else pos[v], i, v))
+    keyed.sort()
+    for i, (_, _, v) in enumerate(keyed):
+        lay[i] = v
+        pos[v] = float(i)
+
+
+def to_svg(g: GraphModel, show_sites: bool = True) -> str:
+    labels, xs, ys, ws, hs, width, height = _layout(g, show_sites)
+    uid = f"lg{next(_svg_ids)}"
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="leafgrad-graph" width="{width:.0f}" '
+           f'height="{max(height, 1):.0f}" viewBox="0 0 {width:.0f} {max(height, 1):.0f}" '
+           f'font-family="Helvetica, Arial, sans-serif" font-size="11">\n',
+           f'<defs><marker id="{uid}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+           'markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker>'
+           '</defs>\n',
+           '<style>.leafgrad-graph .edge{fill:none;stroke:#555;stroke-width:1.1}'
+           '.leafgrad-graph .edge.saved{stroke-dasharray:4 3;stroke:#999}'
+           '.leafgrad-graph .edge.var{stroke-dasharray:1 3}'
+           '.leafgrad-graph text{fill:#111}.leafgrad-graph .title{font-weight:bold}</style>\n']
+    append = out.append
+    append('<g class="edges">\n')
+    for s, d, st in g.edges:
+        x1 = xs[s] + ws[s] / 2
+        y1 = ys[s] + hs[s]
+        x2 = xs[d] + ws[d] / 2
+        y2 = ys[d]
+        dy = max((y2 - y1) / 2, 10)
+        marker = "" if st == "saved" else f' marker-end="url(#{uid}-arrow)"'
+        append(f'<path class="edge {st}" d="M{x1:.1f},{y1:.1f} C{x1:.1f},{y1 + dy:.1f} {x2:.1f},{y2 - dy:.1f} '
+               f'{x2:.1f},{y2:.1f}"{marker}/>\n')
+    append('</g>\n<g class="nodes">\n')
+    for node in g.nodes:
+        v = node.id
+        marks = node.marks
+        fill, border = _STALE if "stale" in marks else STYLE[node.kind]
+        sw = 2 if ("stale" in marks or "root" in marks) else 1
+        dash = ' stroke-dasharray="4 2"' if node.kind == "saved" else ""
+        cls = " ".join(("node", node.kind) + tuple(marks))
+        lab = labels[v]
+        x, y = xs[v], ys[v]
+        append(f'<g class="{cls}" id="{uid}-n{v}"><title>{_xml_escape(" | ".join(lab))}</title>'
+               f'<rect class="box" x="{x:.1f}" y="{y:.1f}" width="{ws[v]:.1f}" height="{hs[v]:.1f}" rx="5" '
+               f'fill="{fill}" stroke="{border}" stroke-width="{sw}"{dash}/>')
+        cx = x + ws[v] / 2
+        ty = y + _PAD_Y + _LINE_H - 3
+        spans = []
+        for i, line in enumerate(lab):
+            c = ' class="title"' if i == 0 else ""
+            spans.append(f'<tspan x="{cx:.1f}" y="{ty + i * _LINE_H:.1f}"{c}>{_xml_escape(line)}</tspan>')
+        append(f'<text text-anchor="middle">{"".join(spans)}</text></g>\n')
+    append("</g>\n</svg>\n")
+    return "".join(out)
