@@ -273,7 +273,7 @@ class Tensor:
         from ._printing import default_hides_dtype, format_tensor
         extras = []
         if self._grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+            extras.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
         d = self.dtype

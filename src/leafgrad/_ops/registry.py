@@ -125,7 +125,10 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
             spec.append((3, params.index(s)))
         else:
             raise ValueError(f"{grad_fn}: saved name {s!r} is not an input, output, shape or parameter")
-    node_cls = type(grad_fn, (OpNode,), {
+    attrs = {}
+    if "::" in grad_fn:  # torch's C++-only nodes: class CopyBackwards, name() "torch::autograd::CopyBackwards"
+        attrs["name"] = lambda self, _n=grad_fn: _n
+    node_cls = type(grad_fn.rsplit("::", 1)[-1], (OpNode,), {**attrs,
         "__slots__": (), "_formulas": tuple(grads), "_saved_names": tuple(saved), "_multi": n_out != 1,
         "_variadic": variadic,
         "__module__": "leafgrad.autograd.functions"})

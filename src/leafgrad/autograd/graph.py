@@ -67,7 +67,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # -- what the engine calls
     def apply(self, grads: list) -> tuple:  # pragma: no cover - abstract

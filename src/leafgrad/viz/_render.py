@@ -113,22 +113,30 @@ _MARGIN = 12
 _svg_ids = itertools.count()
 
 
+_MAX_DUMMIES = 20000
+_MAX_SPAN = 40
+
+
 def _layout(g: GraphModel, show_sites: bool):
-    """Layers by longest path to a sink (roots at the bottom), order by barycentres, then x/y."""
+    """A layered (Sugiyama-style) layout, iterative and roughly linear in the graph's size.
+
+    1. layer = longest path to a sink (roots at the bottom, an input right above its op);
+    2. an edge spanning several layers gets invisible waypoints, one per layer crossed;
+    3. order within layers by barycentre sweeps, down then up;
+    4. x: each box moves towards the mean of its neighbours, then overlaps are pushed apart.
+    Returns labels, box geometry, the edge routes and the picture size.
+    """
     n = len(g.nodes)
     succ = [[] for _ in range(n)]
     pred = [[] for _ in range(n)]
-    for s, d, _ in g.edges:
-        succ[s].append(d)
-        pred[d].append(s)
-    # longest path to a sink, in reverse topological order (Kahn on successors)
+    for s_, d, _ in g.edges:
+        succ[s_].append(d)
+        pred[d].append(s_)
     outdeg = [len(x) for x in succ]
     height = [0] * n
     ready = [v for v in range(n) if outdeg[v] == 0]
-    order = []
     while ready:
         v = ready.pop()
-        order.append(v)
         hv = height[v] + 1
         for u in pred[v]:
             if height[u] < hv:
@@ -138,41 +146,81 @@ def _layout(g: GraphModel, show_sites: bool):
                 ready.append(u)
     top = max(height) if n else 0
     layer = [top - h for h in height]
-    layers = [[] for _ in range(top + 1)]
-    # initial order: discovery order from the roots (node ids are in that order)
-    for v in range(n):
-        layers[layer[v]].append(v)
-    pos = [0.0] * n
-    for lay in layers:
-        for i, v in enumerate(lay):
-            pos[v] = float(i)
-    # barycentre sweeps: down using predecessors, up using successors
-    for _ in range(2):
-        for lay in layers[1:]:
-            _sort_by(lay, pred, pos)
-        for lay in reversed(layers[:-1]):
-            _sort_by(lay, succ, pos)
-    # sizes
+
     labels = [nd.label_lines(show_sites) for nd in g.nodes]
     widths = [max(len(x) for x in lab) * _CHAR_W + 2 * _PAD_X for lab in labels]
     heights = [len(lab) * _LINE_H + 2 * _PAD_Y for lab in labels]
-    xs = [0.0] * n
-    ys = [0.0] * n
-    layer_w = []
+
+    # waypoints for long edges: extra vertices (width 0) in the layers crossed
+    routes = []  # per edge: the list of vertices it passes through, source first
+    up = [list(p) for p in pred]      # neighbours used for ordering, including waypoints
+    down = [list(s_) for s_ in succ]
+    dummies = 0
+    for s_, d, _ in g.edges:
+        span = layer[d] - layer[s_]
+        if span <= 1 or span > _MAX_SPAN or dummies + span > _MAX_DUMMIES:
+            routes.append([s_, d])
+            continue
+        path = [s_]
+        prev = s_
+        down[s_].remove(d)
+        up[d].remove(s_)
+        for k in range(1, span):
+            w = len(layer)
+            layer.append(layer[s_] + k)
+            widths.append(0.0)
+            heights.append(0.0)
+            up.append([prev])
+            down.append([])
+            down[prev].append(w)
+            path.append(w)
+            prev = w
+            dummies += 1
+        down[prev].append(d)
+        up[d].append(prev)
+        path.append(d)
+        routes.append(path)
+    total = len(layer)
+    layers = [[] for _ in range(top + 1)]
+    for v in range(total):
+        layers[layer[v]].append(v)
+    pos = [0.0] * total
     for lay in layers:
-        w = sum(widths[v] for v in lay) + _GAP_X * max(len(lay) - 1, 0)
-        layer_w.append(w)
-    total_w = max(layer_w) if layer_w else 0
-    y = _MARGIN
-    for lay, w in zip(layers, layer_w):
-        x = _MARGIN + (total_w - w) / 2
-        lh = max((heights[v] for v in lay), default=0)
+        for i, v in enumerate(lay):
+            pos[v] = float(i)
+    for _ in range(2):
+        for lay in layers[1:]:
+            _sort_by(lay, up, pos)
+        for lay in reversed(layers[:-1]):
+            _sort_by(lay, down, pos)
+
+    # x: start packed and centred, then pull towards neighbours and push apart
+    cx = [0.0] * total
+    for lay in layers:
+        x = 0.0
         for v in lay:
-            xs[v] = x
-            ys[v] = y + (lh - heights[v]) / 2
+            cx[v] = x + widths[v] / 2
             x += widths[v] + _GAP_X
+        shift = -x / 2
+        for v in lay:
+            cx[v] += shift
+    for _ in range(3):
+        for lay in layers[1:]:
+            _place(lay, up, cx, widths)
+        for lay in reversed(layers[:-1]):
+            _place(lay, down, cx, widths)
+    left = min((cx[v] - widths[v] / 2 for v in range(total)), default=0.0)
+    right = max((cx[v] + widths[v] / 2 for v in range(total)), default=0.0)
+    off = _MARGIN - left
+    xs = [c - w / 2 + off for c, w in zip(cx, widths)]
+    ys = [0.0] * total
+    y = _MARGIN
+    for lay in layers:
+        lh = max((heights[v] for v in lay), default=0.0)
+        for v in lay:
+            ys[v] = y + (lh - heights[v]) / 2
         y += lh + _GAP_Y
-    return labels, xs, ys, widths, heights, total_w + 2 * _MARGIN, y - _GAP_Y + _MARGIN
+    return labels, xs, ys, widths, heights, routes, right - left + 2 * _MARGIN, y - _GAP_Y + _MARGIN
 
 
 def _sort_by(lay: list, nbrs: list, pos: list) -> None:
@@ -186,8 +234,30 @@ def _sort_by(lay: list, nbrs: list, pos: list) -> None:
         pos[v] = float(i)
 
 
+def _place(lay: list, nbrs: list, cx: list, widths: list) -> None:
+    """Move each box of a layer towards the mean x of its neighbours, keeping order and gaps."""
+    if not lay:
+        return
+    want = []
+    for v in lay:
+        ns = nbrs[v]
+        want.append(sum(cx[u] for u in ns) / len(ns) if ns else cx[v])
+    # left to right: no overlap
+    placed = []
+    edge = None
+    for v, w in zip(lay, want):
+        half = widths[v] / 2
+        c = w if edge is None else max(w, edge + _GAP_X + half)
+        placed.append(c)
+        edge = c + half
+    # shift the whole layer so that, on average, boxes sit where they want to be
+    shift = sum(w - p for w, p in zip(want, placed)) / len(lay)
+    for v, c in zip(lay, placed):
+        cx[v] = c + shift
+
+
 def to_svg(g: GraphModel, show_sites: bool = True) -> str:
-    labels, xs, ys, ws, hs, width, height = _layout(g, show_sites)
+    labels, xs, ys, ws, hs, routes, width, height = _layout(g, show_sites)
     uid = f"lg{next(_svg_ids)}"
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="leafgrad-graph" width="{width:.0f}" '
            f'height="{max(height, 1):.0f}" viewBox="0 0 {width:.0f} {max(height, 1):.0f}" '
@@ -201,15 +271,21 @@ def to_svg(g: GraphModel, show_sites: bool = True) -> str:
            '.leafgrad-graph text{fill:#111}.leafgrad-graph .title{font-weight:bold}</style>\n']
     append = out.append
     append('<g class="edges">\n')
-    for s, d, st in g.edges:
-        x1 = xs[s] + ws[s] / 2
-        y1 = ys[s] + hs[s]
-        x2 = xs[d] + ws[d] / 2
-        y2 = ys[d]
-        dy = max((y2 - y1) / 2, 10)
+    for (s, d, st), route in zip(g.edges, routes):
         marker = "" if st == "saved" else f' marker-end="url(#{uid}-arrow)"'
-        append(f'<path class="edge {st}" d="M{x1:.1f},{y1:.1f} C{x1:.1f},{y1 + dy:.1f} {x2:.1f},{y2 - dy:.1f} '
-               f'{x2:.1f},{y2:.1f}"{marker}/>\n')
+        parts = []
+        for a, b in zip(route, route[1:]):
+            x1 = xs[a] + ws[a] / 2
+            y1 = ys[a] + hs[a]
+            x2 = xs[b] + ws[b] / 2
+            y2 = ys[b]
+            dy = max((y2 - y1) / 2, 8)
+            if not parts:
+                parts.append(f"M{x1:.1f},{y1:.1f}")
+            elif hs[a] == 0:
+                pass
+            parts.append(f"C{x1:.1f},{y1 + dy:.1f} {x2:.1f},{y2 - dy:.1f} {x2:.1f},{y2:.1f}")
+        append(f'<path class="edge {st}" d="{" ".join(parts)}"{marker}/>\n')
     append('</g>\n<g class="nodes">\n')
     for node in g.nodes:
         v = node.id

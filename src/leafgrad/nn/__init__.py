@@ -1,0 +1,11 @@
+"""``leafgrad.nn``: torch.nn's modules, functional API, initialisers and utilities.
+
+``import leafgrad.nn as nn`` / ``from leafgrad import nn`` and ``import leafgrad.nn.functional as F``
+work as with torch.
+"""
+from .parameter import Buffer, Parameter
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from . import functional, init, utils  # noqa: F401
+
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils"] + list(_modules_all)

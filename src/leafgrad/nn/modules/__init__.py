@@ -1,0 +1,25 @@
+"""The layers of ``leafgrad.nn``, one small file per family."""
+from .module import Module
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .linear import Bilinear, Identity, Linear
+from .conv import Conv1d, Conv2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .dropout import Dropout, Dropout1d, Dropout2d
+from .sparse import Embedding
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
+                         Softmax, Softplus, Tanh)
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
+                   SmoothL1Loss)
+from .flatten import Flatten, Unflatten
+from .attention import MultiheadAttention
+
+__all__ = [
+    "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
+    "Bilinear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "LayerNorm", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "ReLU", "ReLU6",
+    "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LogSigmoid", "ELU",
+    "Softplus", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+    "BCEWithLogitsLoss", "Flatten", "Unflatten", "MultiheadAttention",
+]
