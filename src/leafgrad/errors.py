@@ -88,7 +88,7 @@ def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> No
         # a warning has no traceback to read the user's variables from later: name the tensor now
         try:
             f = sys._getframe(1)
-            while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+            while f is not None and is_internal(f.f_code.co_filename):
                 f = f.f_back
             if f is not None:
                 details["names"] = {n: v for n, v in f.f_locals.items() if v is t}
@@ -100,15 +100,32 @@ def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> No
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+def _stdlib_dirs() -> tuple:
+    import sysconfig
+    paths = sysconfig.get_paths()
+    std = tuple({os.path.join(p, "") for p in (paths.get("stdlib"), paths.get("platstdlib")) if p})
+    site = tuple({os.path.join(p, "") for p in (paths.get("purelib"), paths.get("platlib")) if p})
+    return std, site
+
+
+_STDLIB, _SITE_PACKAGES = _stdlib_dirs()
+
+
+def is_internal(fn: str) -> bool:
+    """A frame that is not the user's: leafgrad itself or the standard library (copy, runpy, functools)."""
+    return fn.startswith(_PKG_DIR) or (fn.startswith(_STDLIB) and not fn.startswith(_SITE_PACKAGES)) \
+        or fn.startswith("<frozen")
+
+
 def user_site(skip: int = 2) -> tuple[str, int] | None:
-    """(file, line) of the nearest caller outside leafgrad: cheap, no traceback object."""
+    """(file, line) of the nearest caller outside leafgrad (and the stdlib): cheap, no traceback object."""
     try:
         f = sys._getframe(skip)
     except ValueError:
         return None
     while f is not None:
         fn = f.f_code.co_filename
-        if not fn.startswith(_PKG_DIR):
+        if not fn.startswith(_PKG_DIR) and not is_internal(fn):
             return fn, f.f_lineno
         f = f.f_back
     return None

@@ -26,13 +26,14 @@ import sys
 import weakref
 from collections import deque
 
-from .errors import _PKG_DIR
+from .errors import _PKG_DIR, is_internal
 
 __all__ = ["enabled", "set_enabled", "site", "node_site", "Cut", "cut_of", "backward_site", "freeing_backward",
            "user_frames", "Namer"]
 
 _getframe = sys._getframe
 _ENABLED = [True]
+_is_internal = is_internal
 
 
 def enabled() -> bool:
@@ -56,23 +57,48 @@ def site(skip: int = 1):
     prefix = _PKG_DIR
     while f is not None:
         code = f.f_code
-        if not code.co_filename.startswith(prefix):
-            return (code.co_filename, f.f_lineno)
+        fn = code.co_filename
+        if not fn.startswith(prefix) and not is_internal(fn):
+            return (fn, f.f_lineno)
         f = f.f_back
     return None
 
 
+_CODE_CACHE: dict = {}  # id(code) -> (code, is_internal, {f_lasti: (filename, line)})
+
+
+def _code_entry(code):
+    if len(_CODE_CACHE) > 8192:  # exec'd or generated code can make many: start over
+        _CODE_CACHE.clear()
+    e = (code, _is_internal(code.co_filename), {})
+    _CODE_CACHE[id(code)] = e
+    return e
+
+
 def node_site():
-    """Called once per recorded node: the user's line that ran the op (or None when switched off)."""
+    """Called once per recorded node: the user's line that ran the op (or None when switched off).
+
+    The walk skips leafgrad's own frames; what it learns is cached per code object and
+    instruction offset, so the usual cost is two dict lookups per frame and no new object.
+    """
     if not _ENABLED[0]:
         return None
     f = _getframe(2)
-    prefix = _PKG_DIR
+    cache = _CODE_CACHE
     while f is not None:
         code = f.f_code
-        if not code.co_filename.startswith(prefix):
-            return (code.co_filename, f.f_lineno)
-        f = f.f_back
+        e = cache.get(id(code))
+        if e is None or e[0] is not code:
+            e = _code_entry(code)
+        if e[1]:
+            f = f.f_back
+            continue
+        lines = e[2]
+        lasti = f.f_lasti
+        where = lines.get(lasti)
+        if where is None:
+            where = lines[lasti] = (code.co_filename, f.f_lineno)
+        return where
     return None
 
 
@@ -162,7 +188,7 @@ def note_numpy(t, arr) -> None:
         ref = weakref.ref(arr, lambda _r, key=key: _ARRAYS.pop(key, None))
     except TypeError:
         return
-    _ARRAYS[key] = (ref, Cut("numpy", site(2), None, prev))
+    _ARRAYS[key] = (ref, Cut("numpy_out", site(2), None, prev))
 
 
 def note_from_array(arr, out) -> None:
@@ -216,21 +242,20 @@ def _in_pkg(filename: str) -> bool:
 
 
 def user_frames(tb) -> list:
-    """The frames of a traceback outside leafgrad (and outside the import/run machinery), outermost first."""
+    """The frames of a traceback outside leafgrad and the standard library, outermost first."""
     frames = []
     while tb is not None:
         f = tb.tb_frame
-        fn = f.f_code.co_filename
-        if not _in_pkg(fn) and not fn.startswith("<frozen") and "runpy" not in fn.rsplit("/", 1)[-1]:
+        if not is_internal(f.f_code.co_filename):
             frames.append((f, tb.tb_lineno))
         tb = tb.tb_next
     return frames
 
 
 def caller_frame():
-    """The first frame outside leafgrad above the caller."""
+    """The first frame outside leafgrad (and the standard library) above the caller."""
     f = _getframe(1)
-    while f is not None and _in_pkg(f.f_code.co_filename):
+    while f is not None and is_internal(f.f_code.co_filename):
         f = f.f_back
     return f
 
@@ -255,12 +280,13 @@ class Namer:
         if extra:
             for name, t in extra.items():
                 self._add(name, t)
-        for f in frames:
-            self._scan(f.f_locals)
-        for f in frames:
-            g = f.f_globals
-            if g is not f.f_locals:
-                self._scan(g, skip_private=True)
+        spaces = [(f.f_locals, False) for f in frames]
+        spaces += [(f.f_globals, True) for f in frames if f.f_globals is not f.f_locals]
+        # plain variables first (locals, then globals), then list/tuple items and module parameters
+        for ns, private in spaces:
+            self._scan(ns, skip_private=private, deep=False)
+        for ns, private in spaces:
+            self._scan(ns, skip_private=private, deep=True)
 
     def _add(self, name: str, v) -> None:
         key = id(v)
@@ -274,7 +300,7 @@ class Namer:
         if fn is not None:
             self.by_fn.setdefault((id(fn), v._output_nr), (name, v))
 
-    def _scan(self, ns: dict, skip_private: bool = False) -> None:
+    def _scan(self, ns: dict, skip_private: bool = False, deep: bool | None = None) -> None:
         try:
             items = list(ns.items())
         except Exception:
@@ -284,7 +310,10 @@ class Namer:
             if not isinstance(name, str) or (skip_private and name.startswith("_")):
                 continue
             if isinstance(v, Tensor):
-                self._add(name, v)
+                if deep is not True:
+                    self._add(name, v)
+            elif deep is False:
+                continue
             elif isinstance(v, (list, tuple)) and 0 < len(v) <= 64:
                 for i, x in enumerate(v):
                     if isinstance(x, Tensor):
@@ -310,6 +339,13 @@ class Namer:
             return None
         hit = self.by_vc.get(id(vc))
         return hit[0] if hit is not None else None
+
+    def same_array(self, vc, arr):
+        """The name of a tensor using exactly this array (a tensor changed in place keeps its array)."""
+        for name, v in self.by_id.values():
+            if v._vc is vc and v._data is arr:
+                return name
+        return None
 
     def output_name(self, node, output_nr: int = 0) -> str | None:
         hit = self.by_fn.get((id(node), output_nr))

@@ -112,14 +112,19 @@ class _Packer:
             for k, v in obj.items():
                 if not (k is None or isinstance(k, (bool, int, float, str, tuple))):
                     raise TypeError(f"leafgrad.save: dict keys must be strings, numbers, None or tuples; got a key of "
-                                    f"type {type(k).__name__} at {path or 'the top level'!r}")
+                                    f"type {type(k).__name__}{_where(path)}")
                 items.append([self.pack(k, path), self.pack(v, _join(path, k))])
             return {"__dict__": items, "type": kind}
+        kind = type(obj).__qualname__ if type(obj).__module__ == "builtins" else \
+            f"{type(obj).__module__}.{type(obj).__qualname__}"
         raise TypeError(
-            f"leafgrad.save cannot store an object of type {type(obj).__module__}.{type(obj).__qualname__} (at "
-            f"{path or 'the top level'!r}). A safetensors checkpoint holds tensors plus plain data: numbers, "
-            "strings, None, lists, tuples and dicts of those. Save a state_dict() rather than a whole module or "
-            "optimizer.")
+            f"leafgrad.save cannot store an object of type {kind}{_where(path)}. A safetensors checkpoint holds "
+            "tensors plus plain data: numbers, strings, None, lists, tuples and dicts of those. Save a state_dict() "
+            "rather than a whole module or optimizer.")
+
+
+def _where(path: str) -> str:
+    return f" (at {path!r})" if path else ""
 
 
 def _contiguous(arr: np.ndarray) -> np.ndarray:
@@ -173,7 +178,8 @@ def _not_safetensors(name: str, raw: bytes) -> str | None:
 
 def _check_file(name: str, raw: bytes) -> tuple[dict, int]:
     """Validate the header before handing the bytes to safetensors; returns (header, data start)."""
-    other = _not_safetensors(name, raw)
+    plausible = len(raw) >= 9 and raw[8:9] == b"{" and struct.unpack("<Q", raw[:8])[0] <= len(raw) - 8
+    other = None if plausible else _not_safetensors(name, raw)
     if other is not None:
         raise RuntimeError(other)
     if len(raw) < 8:

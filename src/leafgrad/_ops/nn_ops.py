@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import _erf, _sigmoid, where
@@ -65,7 +66,8 @@ def _conv_fwd(xp, x, w, stride, pad, dil, groups):
 
 def _conv_bias_fwd(xp, x, w, b, stride, pad, dil, groups):
     out = _conv_fwd(xp, x, w, stride, pad, dil, groups)
-    out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    if b.ndim:  # a 0-dim placeholder stands for "no bias" (torch's edge is then None)
+        out += b.reshape((1, -1) + (1,) * (out.ndim - 2))
     return out
 
 
@@ -116,6 +118,8 @@ def _bias_grad(g, *_):
 
 
 _CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups")
+# CONV (no bias) is what the double-backward formulas call; the public path is CONV_BIAS, whose
+# third input is the bias or a 0-dim placeholder, so its node has torch's three edges
 CONV = defop("ConvolutionBackward0", _conv_fwd, (_conv_x_grad, _conv_w_grad), saved=_CONV_SAVED, n_in=2)
 CONV_BIAS = defop("ConvolutionBackward0", _conv_bias_fwd, (_conv_x_grad, _conv_w_grad, _bias_grad),
                   saved=_CONV_SAVED, n_in=3)
@@ -141,7 +145,7 @@ CONV_WEIGHT_GRAD = defop(
 def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride, pad, dil, groups: int) -> Tensor:
     """Convolution of a batched 3-d (1-d conv) or 4-d (2-d conv) input; geometry already normalised."""
     if bias is None:
-        return apply(CONV, (input, weight), (stride, pad, dil, groups))
+        bias = _make(backend_for_array(input._data).xp.zeros((), dtype=input._data.dtype))
     return apply(CONV_BIAS, (input, weight, bias), (stride, pad, dil, groups))
 
 
@@ -166,28 +170,40 @@ def _pool_pads(h, w, ho, wo, k, s, p, d):
 
 
 def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
+    """Running max over the kh*kw kernel offsets, each one strided view of the input (a reshape
+    when kernel == stride, else a sliding-window view): no window is ever copied. The index of the
+    first maximum is tracked as torch's scan finds it."""
     three = x.ndim == 3
     x4 = x[None] if three else x
     n, c, h, w = x4.shape
     kh, kw = kernel
     sh, sw = stride
+    dh, dw = dilation
     ho, wo = out_hw
     if padding == (0, 0) and dilation == (1, 1) and kernel == stride and ho * kh <= h and wo * kw <= w:
-        # non-overlapping windows: a reshape, no sliding view
+        # the fast path: non-overlapping windows are a reshape of the input
         r = x4[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw)
-        win = r.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho, wo, kh * kw)
+        views = [r[:, :, :, i, :, j] for i in range(kh) for j in range(kw)]
     else:
         (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, dilation)
-        fill = -xp.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        xpd = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
-        v = _windows(xp, xpd, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
-        win = v.reshape(n, c, ho, wo, kh * kw)
-    arg = win.argmax(axis=-1)  # the first maximum (and NaN wins), as torch's scan
-    out = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
-    ki, kj = arg // kw, arg % kw
-    rows = xp.arange(ho).reshape(ho, 1) * sh - padding[0] + ki * dilation[0]
-    cols = xp.arange(wo).reshape(1, wo) * sw - padding[1] + kj * dilation[1]
-    idx = (rows * w + cols).astype(np.int64)
+        if pt or pb or pl or pr:
+            fill = -xp.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+            x4 = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
+        win = _windows(xp, x4, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
+        views = [win[:, :, :, :, i, j] for i in range(kh) for j in range(kw)]
+    out = views[0].copy() if len(views) == 1 else xp.maximum(views[0], views[1])
+    for v in views[2:]:
+        xp.maximum(out, v, out=out)  # NaN propagates, as torch's
+    # flat index (into the unpadded H*W plane) of each window's top-left input, and each offset's shift
+    base = (xp.arange(ho)[:, None] * sh - padding[0]) * w + (xp.arange(wo)[None, :] * sw - padding[1])
+    shifts = [i * dh * w + j * dw for i in range(kh) for j in range(kw)]
+    idx = xp.empty(out.shape, dtype=np.int64)
+    idx[...] = base + shifts[-1]
+    for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
+        xp.copyto(idx, base + shifts[k], where=views[k] == out)
+    if x.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
+        for k in range(len(views)):
+            xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
     if three:
         return out[0], idx[0]
     return out, idx
@@ -196,7 +212,7 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
 def _max_unpool_fwd(xp, g, indices, input_shape, overlapping):
     """Scatter the pooled gradient back to the input position of each window's maximum."""
     hw = input_shape[-1] * input_shape[-2]
-    planes = int(np.prod(input_shape[:-2]))
+    planes = math.prod(input_shape[:-2])
     gi = g.reshape(planes, -1)
     ii = indices._data.reshape(planes, -1)
     if not overlapping:  # disjoint windows: each input receives at most one gradient
@@ -239,12 +255,12 @@ def _avg_divisor(xp, h, w, ho, wo, kernel, stride, padding, count_include_pad, d
         return xp.asarray(divisor_override, dtype=dtype)
     counts = []
     for size, out, k, s, p in ((h, ho, kernel[0], stride[0], padding[0]), (w, wo, kernel[1], stride[1], padding[1])):
-        start = np.arange(out) * s - p
-        end = np.minimum(start + k, size + p)
+        start = xp.arange(out) * s - p
+        end = xp.minimum(start + k, size + p)
         n_pad = end - start  # the window clipped to the padded input
-        n_in = np.minimum(end, size) - np.maximum(start, 0)
+        n_in = xp.minimum(end, size) - xp.maximum(start, 0)
         counts.append(n_pad if count_include_pad else n_in)
-    return xp.asarray(np.outer(counts[0], counts[1]), dtype=dtype)
+    return xp.outer(counts[0], counts[1]).astype(dtype)
 
 
 def _avg_pool_fwd(xp, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, out_hw):
@@ -255,10 +271,15 @@ def _avg_pool_fwd(xp, x, kernel, stride, padding, ceil_mode, count_include_pad, 
     ho, wo = out_hw
     if padding == (0, 0) and kernel == stride and ho * kh <= h and wo * kw <= w:
         s = x4[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw).sum(axis=(3, 5))
-    else:
-        pads = _pool_pads(h, w, ho, wo, kernel, stride, padding, (1, 1))
-        v = _windows(xp, x4, kh, kw, stride, pads, (1, 1))[:, :, :ho, :wo]
-        s = v.sum(axis=(4, 5))
+    else:  # one strided view of the zero-padded input per kernel offset, summed
+        (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, (1, 1))
+        xpd = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr))) if pt or pb or pl or pr else x4
+        sh, sw = stride
+        s = None
+        for i in range(kh):
+            for j in range(kw):
+                v = xpd[:, :, i:i + sh * (ho - 1) + 1:sh, j:j + sw * (wo - 1) + 1:sw]
+                s = v.copy() if s is None else xp.add(s, v, out=s)
     out = s / _avg_divisor(xp, h, w, ho, wo, kernel, stride, padding, count_include_pad, divisor_override, x.dtype)
     return (out[0] if three else out).astype(x.dtype, copy=False)
 
@@ -304,12 +325,12 @@ def avg_pool2d(input: Tensor, kernel, stride, padding, ceil_mode, count_include_
 
 def _adaptive_matrix(xp, size: int, out: int, dtype):
     """(out, size) averaging matrix: row i averages input[floor(i*size/out) : ceil((i+1)*size/out)]."""
-    i = np.arange(out)
+    i = xp.arange(out)
     start = (i * size) // out
     end = -((-(i + 1) * size) // out)
-    cols = np.arange(size)
+    cols = xp.arange(size)
     m = ((cols >= start[:, None]) & (cols < end[:, None])) / (end - start)[:, None]
-    return xp.asarray(m, dtype=dtype)
+    return m.astype(dtype)
 
 
 def _adaptive_fwd(xp, x, out_hw):
@@ -361,11 +382,12 @@ def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, 
     if padding_idx is None and not scale_grad_by_freq:
         return None
     idx = indices._data
-    s = np.ones(idx.shape, dtype=dtype)
+    xp = backend_for_array(idx).xp
+    s = xp.ones(idx.shape, dtype=dtype)
     if scale_grad_by_freq:
-        s = s / np.bincount(idx.reshape(-1), minlength=num_weights)[idx]
+        s = s / xp.bincount(idx.reshape(-1), minlength=num_weights)[idx]
     if padding_idx is not None:
-        s = np.where(idx == padding_idx, 0, s)
+        s = xp.where(idx == padding_idx, 0, s)
     return _make(s.astype(dtype)[..., None])
 
 
@@ -409,7 +431,8 @@ def _norm_stats(x: Tensor, axes, eps, saved_mean, saved_var, shape):
         invstd = ((xmu * xmu).mean(axes, keepdim=True) + eps).rsqrt()
         return xmu, invstd
     mean = _make(saved_mean._data.reshape(shape).astype(x._data.dtype, copy=False))
-    invstd = _make((1.0 / np.sqrt(saved_var._data + eps)).reshape(shape).astype(x._data.dtype, copy=False))
+    xp = backend_for_array(saved_var._data).xp
+    invstd = _make((1.0 / xp.sqrt(saved_var._data + eps)).reshape(shape).astype(x._data.dtype, copy=False))
     return x - mean, invstd
 
 
@@ -572,9 +595,14 @@ HARDTANH = defop("HardtanhBackward0",
                  saved=("self", "min_val", "max_val"))
 
 
+LOG_SIGMOID = defop("LogSigmoidBackward0",
+                    lambda xp, x: -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
+                    lambda g, self: g * (-self).sigmoid(), saved=("self",))
+
+
 def log_sigmoid(x: Tensor) -> Tensor:
-    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))), stable for any x (in differentiable ops)."""
-    return -((-x).clamp(min=0) + (-x.abs()).exp().log1p())
+    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))), stable for any x."""
+    return apply(LOG_SIGMOID, (x,))
 
 
 # =============================================================================== losses
@@ -762,8 +790,9 @@ def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index
 
 
 # -- scalar arithmetic recorded under the names torch's C++ composites produce
-MUL_SCALAR = defop("MulBackward1", lambda xp, a, other: a * other, lambda g, other: g * other, saved=("other",))
-DIV_SCALAR = defop("DivBackward1", lambda xp, a, other: a / other, lambda g, other: g / other, saved=("other",))
+MUL_SCALAR = defop("MulBackward1", lambda xp, a, scalar: a * scalar, lambda g, scalar: g * scalar, saved=("scalar",))
+DIV_SCALAR = defop("DivBackward1", lambda xp, a, scalar: a / scalar, lambda g, scalar: g / scalar, saved=("scalar",))
+MUL_SCALAR.node_cls._saved_names = DIV_SCALAR.node_cls._saved_names = ("other",)  # torch's attribute name
 
 
 def mul_scalar(t: Tensor, s: float) -> Tensor:

@@ -226,7 +226,8 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
             _finish_saves(op, node, inputs, (res,), params)
         elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
             if not _STATE.grad:
-                _nograd_op(op.name, (res,), inputs)
+                if not _STATE.in_backward:
+                    _nograd_op(op.name, (res,), inputs)
             else:
                 for t in inputs:
                     if t._meta is not None and t._meta.cut is not None:
@@ -250,7 +251,8 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
                 r._output_nr = i
         _finish_saves(op, node, inputs, outs, params)
     elif not _STATE.grad:
-        _nograd_op(op.name, outs, inputs)
+        if not _STATE.in_backward:
+            _nograd_op(op.name, outs, inputs)
     else:
         _propagate_cut(outs, inputs)
     return tuple(outs)
@@ -373,7 +375,8 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
         _finish_saves(op, node, (a, scalar), (res,), params)
     elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
         if not _STATE.grad:
-            _nograd_op(op.name, (res,), (a,))
+            if not _STATE.in_backward:
+                _nograd_op(op.name, (res,), (a,))
         elif a._meta is not None and a._meta.cut is not None:
             _propagate_cut((res,), (a,))
     return res

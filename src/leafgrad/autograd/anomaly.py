@@ -76,10 +76,18 @@ def _annotate(exc: BaseException, fn) -> None:
         return  # raised by a nested node already annotated
     trace = forward_trace(fn)
     site = getattr(fn, "_site", None)
+    if not trace and site is not None:  # provenance still knows the line
+        import linecache
+        trace = f'  File "{site[0]}", line {site[1]}\n    {linecache.getline(site[0], site[1]).strip()}\n'
     text = (f"Error detected in {fn.name()}. Traceback of forward call that caused the error:\n"
             + (trace or "  (not recorded: the node was created outside anomaly mode)\n"))
     import warnings
-    warnings.warn(text, UserWarning, stacklevel=2)
+    from ..errors import user_site
+    where = user_site(2)
+    if where is not None:
+        warnings.warn_explicit(text, UserWarning, where[0], where[1])
+    else:
+        warnings.warn(text, UserWarning, stacklevel=3)
     details = getattr(exc, "details", None)
     if isinstance(details, dict):
         details.setdefault("node", fn)

@@ -155,6 +155,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
 
     freed_site = None if retain_graph else (_backward_site() or True)  # provenance: who freed the graph
     prev_mode = STATE.grad
+    STATE.in_backward += 1
     STATE.grad = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
     anomaly = STATE.anomaly
@@ -221,6 +222,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                     tie += 1
     finally:
         STATE.grad = prev_mode
+        STATE.in_backward -= 1
     if inputs is None:
         return None
     result = []

@@ -152,6 +152,9 @@ class Function(metaclass=_FunctionMeta):
         ctx._extra = None
         from ..provenance import node_site
         ctx._site = node_site()
+        if STATE.anomaly:
+            from .anomaly import record_forward_trace
+            record_forward_trace(ctx)
         ctx._out_meta = [(o._data.shape, o._data.dtype) for o in outs if isinstance(o, Tensor)]
         final = []
         for i, o in enumerate(outs):

@@ -17,6 +17,7 @@ class _ThreadState(threading.local):
         self.inference = False
         self.anomaly = False
         self.anomaly_check_nan = True
+        self.in_backward = 0  # > 0 while the engine runs: ops in backward formulas are not "cuts"
 
 
 STATE = _ThreadState()

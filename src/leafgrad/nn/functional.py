@@ -15,14 +15,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .._creation import _rng
-from .._tensor import Tensor
+from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.inplace import inplace as _inplace
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
 from .._ops.reduction import log_softmax as _log_softmax, softmax as _softmax
-from ..autograd.grad_mode import STATE as _STATE, no_grad
 
 _make = Tensor._make
 
@@ -76,14 +75,16 @@ def _const(arr) -> Tensor:
     return _make(arr)
 
 
-def _size(t: Tensor) -> str:
-    return repr(t.shape)
-
-
 # =============================================================================== linear layers
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: addmm for a matrix (AddmmBackward0), as torch folds the rest."""
     nd = input._data.ndim
+    if input._data.dtype != weight._data.dtype:  # torch's message depends on the path: addmm or matmul
+        if bias is not None and (nd == 2 or (nd >= 1 and input.is_contiguous())):
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_scalar_type(input)} and "
+                               f"{_scalar_type(weight)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_type_name(input)} != "
+                           f"{_type_name(weight)}")
     if bias is not None:
         if nd == 2:
             return addmm(bias, input, weight.t())
@@ -292,7 +293,7 @@ def _embedding_renorm_(weight: Tensor, idx, max_norm: float, norm_type: float) -
     if big.any():
         scale = max_norm / (norms[big] + 1e-7)
         w[rows[big]] = (w[rows[big]] * scale[:, None]).astype(w.dtype)
-        weight._vc.bump()
+        vc_of(weight).bump()
 
 
 # =============================================================================== dropout
@@ -374,8 +375,8 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
         rm += (m * mean._data).astype(rm.dtype, copy=False)
         rv *= 1 - m
         rv += (m * var._data * (n / max(n - 1, 1))).astype(rv.dtype, copy=False)
-        running_mean._vc.bump()
-        running_var._vc.bump()
+        vc_of(running_mean).bump()
+        vc_of(running_var).bump()
     return out
 
 
@@ -579,8 +580,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
 
 
 def _check_nll(input: Tensor, target: Tensor, weight) -> None:
-    if target.dtype is not D.int64 and target.dtype is not D.uint8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_type(target)}")
     nd = input._data.ndim
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
@@ -595,6 +594,8 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     if nd > 2 and input._data.shape[2:] != target._data.shape[1:]:
         raise RuntimeError(f"Expected target size {list(input._data.shape[:1] + input._data.shape[2:])}, got "
                            f"{list(target._data.shape)}")
+    if target.dtype is not D.int64 and target.dtype is not D.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_type(target)}")
     c = input._data.shape[0 if nd == 1 else 1]
     if weight is not None and weight._data.size != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight "
@@ -615,7 +616,7 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
     nd = input._data.ndim
     _check_targets(target, input._data.shape[0 if nd == 1 else 1], ignore_index)
     if weight is not None and weight._data.dtype != input._data.dtype:
-        weight = _make(weight._data.astype(input._data.dtype))
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
     target = _make(target._data.astype(np.int64, copy=False))
     with np.errstate(invalid="ignore", divide="ignore"):
         if nd <= 2:
@@ -708,7 +709,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input._data.ndim}")
     if mode != "constant":
-        raise NotImplementedError(f"pad mode '{mode}' is not supported by leafgrad (only 'constant')")
+        return _pad_by_index(input, pad, mode)
     widths = [(0, 0)] * input._data.ndim
     for i in range(len(pad) // 2):
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
@@ -716,6 +717,35 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
             raise NotImplementedError("negative padding is not supported by leafgrad")
         widths[input._data.ndim - 1 - i] = (lo, hi)
     return O.constant_pad(input, widths, 0 if value is None else value)
+
+
+def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
+    """reflect / replicate / circular padding: one index_select per padded dim."""
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    nd = input._data.ndim
+    n_pad = len(pad) // 2
+    if nd not in (n_pad + 1, n_pad + 2):
+        raise NotImplementedError(f"Only {n_pad + 1}D, {n_pad + 2}D padding with non-constant padding are supported "
+                                  "for now" if mode != "circular" else "Padding length too large")
+    out = input
+    for i in range(n_pad):
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        dim = nd - 1 - i
+        n = input._data.shape[dim]
+        if mode == "reflect":
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                                   f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
+            idx = list(range(lo, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - hi, -1))
+        elif mode == "replicate":
+            idx = [0] * lo + list(range(n)) + [n - 1] * hi
+        else:
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            idx = list(range(n - lo, n)) + list(range(n)) + list(range(hi))
+        out = out.index_select(dim, _make(np.asarray(idx, dtype=np.int64)))
+    return out
 
 
 # =============================================================================== attention

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, vc_of
 
 __all__ = ["Parameter", "Buffer"]
 
@@ -26,7 +26,7 @@ class Parameter(Tensor):
         self = object.__new__(cls)
         Tensor._init_from(self, arr)
         if isinstance(data, Tensor):
-            self._vc = data._vc  # shares memory (and so the version counter) with data
+            self._vc = vc_of(data)  # shares memory (and so the version counter) with data
         if requires_grad:
             self.requires_grad_(True)
         return self

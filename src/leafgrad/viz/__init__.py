@@ -18,6 +18,8 @@ variable names (locals, then globals; module parameters as ``model.fc.weight``).
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import html
 import os
 import shutil
@@ -28,6 +30,18 @@ from ._model import GraphModel, build
 from ._render import to_dot as _dot, to_svg as _svg, to_text as _text
 
 __all__ = ["Graph", "graph", "draw", "to_text", "to_dot", "to_svg", "tensor_html"]
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Building a big model allocates many small objects: the cyclic GC would rescan them all."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class Graph:
@@ -45,12 +59,14 @@ class Graph:
         return _text(self.model, self.show_sites)
 
     def dot(self) -> str:
-        return _dot(self.model, self.show_sites)
+        with _no_gc():
+            return _dot(self.model, self.show_sites)
 
     def svg(self) -> str:
         if self.engine == "graphviz":
             return render_graphviz(self.dot(), "svg").decode("utf-8")
-        return _svg(self.model, self.show_sites)
+        with _no_gc():
+            return _svg(self.model, self.show_sites)
 
     def save(self, path: str) -> str:
         ext = os.path.splitext(path)[1].lower().lstrip(".")
@@ -107,7 +123,8 @@ def graph(*tensors, names: dict | None = None, show_saved: bool = True, engine: 
         tensors = tuple(tensors[0])
     if not tensors:
         raise TypeError("graph() needs at least one tensor")
-    model = build(tensors, _namer(names, frame), show_saved=show_saved, max_nodes=max_nodes)
+    with _no_gc():
+        model = build(tensors, _namer(names, frame), show_saved=show_saved, max_nodes=max_nodes)
     return Graph(model, engine=engine, show_sites=show_sites)
 
 

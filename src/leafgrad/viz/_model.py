@@ -138,7 +138,9 @@ def _value_text(t, limit: int = 6) -> str:
 def _nested(arr) -> str:
     if arr.ndim == 0:
         x = arr.item()
-        return f"{x:.4g}" if isinstance(x, float) else str(x)
+        if isinstance(x, float):
+            return f"{x:.0f}." if x.is_integer() and abs(x) < 1e6 else f"{x:.4g}"
+        return str(x)
     return "[" + ", ".join(_nested(a) for a in arr) + "]"
 
 
@@ -202,6 +204,7 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
     g = GraphModel()
     fn_box: dict = {}       # node -> box (nodes hash by identity)
     tensor_box: dict = {}   # (id(node), output_nr) -> box of a named/retained non-leaf tensor
+    tensor_box_keys: set = set()
     leaf_box: dict = {}     # id(leaf tensor) -> box
     keep: list = []         # keeps ids unique while building
     stack: list = []
@@ -312,6 +315,7 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
             marks.append("root")
         b = g.add("tensor", name or "tensor", lines, tuple(marks))
         tensor_box[key] = b
+        tensor_box_keys.add((fn, nr))
         g.edge(fn_node(fn), b)
         return b
 
@@ -328,32 +332,41 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
         b = out_tensor(fn, t._output_nr, t, root=True)
         g.roots.append(b)
 
+    edges = g.edges
+    by_fn = namer.by_fn
     while stack:
         if max_nodes is not None and len(g.nodes) > max_nodes:
             break
         fn = stack.pop()
         fb = fn_box[fn]
         metas = fn._in_meta or ()
-        for i, (nxt, nr) in enumerate(fn.next_functions):
+        i = -1
+        for nxt, nr in fn.next_functions:
+            i += 1
             if nxt is None:
                 t = _input_from_saved(fn, i)
                 if t is not None:
-                    g.edge(leaf(t), fb)
+                    edges.append((leaf(t), fb, "data"))
                     continue
                 shape, dt = metas[i] if i < len(metas) else ((), None)
                 if dt is None or shape == ():
                     continue  # a Python number or a 0-d constant: not worth a box
-                g.edge(g.add("const", "leaf", [_shape_text(shape, _np_dtype_name(dt)), "requires_grad=False"]), fb)
+                c = g.add("const", "leaf", [_shape_text(shape, _np_dtype_name(dt)), "requires_grad=False"])
+                edges.append((c, fb, "data"))
                 continue
-            nb = fn_node(nxt)
-            if nxt.__class__ is not AccumulateGrad:
+            nb = fn_box.get(nxt)
+            if nb is None:
+                nb = fn_node(nxt)
+            # a tensor box sits between an op and its user when that output is named, retained or hooked
+            if (nxt._extra is not None or (id(nxt), nr) in by_fn or (nxt, nr) in tensor_box_keys) \
+                    and nxt.__class__ is not AccumulateGrad:
                 tb = out_tensor(nxt, nr)
                 if tb is not None:
                     nb = tb
-            g.edge(nb, fb)
+            edges.append((nb, fb, "data"))
         if show_saved:
             for sname, st in saved_of(fn):
-                g.edge(_saved_box(g, fn, sname, st, namer, keep), fb, "saved")
+                edges.append((_saved_box(g, fn, sname, st, namer, keep), fb, "saved"))
     return g
 
 
@@ -364,7 +377,7 @@ def _saved_box(g: GraphModel, fn, sname: str, st, namer, keep: list) -> int:
     if not freed:
         obj = st.peek()
         if st._is_output:
-            name = namer.output_name(fn, st._output_nr)
+            name = namer.output_name(fn, st._output_nr) or namer.same_array(st._vc, st._data)
             if name is None:
                 alias = namer.alias_of(st)
                 name = f"{alias} (shares memory)" if alias else None
