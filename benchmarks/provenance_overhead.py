@@ -92,8 +92,8 @@ def main(argv=None) -> int:
         if "chain" in name:
             per_op = (s["on"] - s["none"]) / n_ops * 1e6
             print(f"  provenance per recorded op: {per_op:+.2f} us")
-        print(f"  overhead on vs none: {r['overhead_vs_none_pct']:+.1f}% (median {r['median_overhead_vs_none_pct']:+.1f}%)"
-              f"   on vs off: {r['overhead_vs_off_pct']:+.1f}%")
+        print(f"  overhead on vs none: {r['overhead_vs_none_pct']:+.1f}% "
+              f"(median {r['median_overhead_vs_none_pct']:+.1f}%)   on vs off: {r['overhead_vs_off_pct']:+.1f}%")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -4,7 +4,7 @@
 
 Swap the first imports for ``import torch`` / ``import torch.nn as nn`` / ``import
 torch.nn.functional as F`` and the same script runs on PyTorch. Expect about 99.5% test
-accuracy in well under a minute.
+accuracy in about ten seconds.
 """
 import numpy as np
 from sklearn.datasets import load_digits
@@ -29,19 +29,19 @@ test_loader = DataLoader(test_set, batch_size=256)
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, 32, kernel_size=3, padding=1)
-        self.bn1 = nn.BatchNorm2d(32)
-        self.conv2 = nn.Conv2d(32, 64, kernel_size=3, padding=1)
-        self.bn2 = nn.BatchNorm2d(64)
+        self.conv1 = nn.Conv2d(1, 16, kernel_size=3, padding=1)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.conv2 = nn.Conv2d(16, 32, kernel_size=3, padding=1)
+        self.bn2 = nn.BatchNorm2d(32)
         self.pool = nn.MaxPool2d(2)
         self.dropout = nn.Dropout(0.3)
-        self.fc1 = nn.Linear(64 * 4 * 4, 128)
+        self.fc1 = nn.Linear(32 * 4 * 4, 128)
         self.fc2 = nn.Linear(128, 10)
 
     def forward(self, x):
-        x = F.relu(self.bn1(self.conv1(x)))      # 32 x 8 x 8
-        x = F.relu(self.bn2(self.conv2(x)))      # 64 x 8 x 8
-        x = self.pool(x)                         # 64 x 4 x 4
+        x = F.relu(self.bn1(self.conv1(x)))      # 16 x 8 x 8
+        x = F.relu(self.bn2(self.conv2(x)))      # 32 x 8 x 8
+        x = self.pool(x)                         # 32 x 4 x 4
         x = self.dropout(torch.flatten(x, 1))
         x = self.dropout(F.relu(self.fc1(x)))
         return self.fc2(x)

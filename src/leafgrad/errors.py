@@ -100,21 +100,13 @@ def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> No
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _stdlib_dirs() -> tuple:
-    import sysconfig
-    paths = sysconfig.get_paths()
-    std = tuple({os.path.join(p, "") for p in (paths.get("stdlib"), paths.get("platstdlib")) if p})
-    site = tuple({os.path.join(p, "") for p in (paths.get("purelib"), paths.get("platlib")) if p})
-    return std, site
-
-
-_STDLIB, _SITE_PACKAGES = _stdlib_dirs()
+_STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep  # where copy.py, runpy.py, ... live
 
 
 def is_internal(fn: str) -> bool:
     """A frame that is not the user's: leafgrad itself or the standard library (copy, runpy, functools)."""
-    return fn.startswith(_PKG_DIR) or (fn.startswith(_STDLIB) and not fn.startswith(_SITE_PACKAGES)) \
-        or fn.startswith("<frozen")
+    return fn.startswith(_PKG_DIR) or fn.startswith("<frozen") or (
+        fn.startswith(_STDLIB) and "-packages" + os.sep not in fn)
 
 
 def user_site(skip: int = 2) -> tuple[str, int] | None:

@@ -80,10 +80,38 @@ def node_site():
 
     The walk skips leafgrad's own frames; what it learns is cached per code object and
     instruction offset, so the usual cost is two dict lookups per frame and no new object.
+    Its callers (``_ops.registry._record`` and ``apply_scalar``) are always called by another
+    leafgrad function, so the walk starts three frames up; ``node_site_at`` takes the depth.
     """
     if not _ENABLED[0]:
         return None
-    f = _getframe(2)
+    f = _getframe(3)
+    cache = _CODE_CACHE
+    while f is not None:  # (the same walk as _walk, inlined: this runs for every recorded op)
+        code = f.f_code
+        e = cache.get(id(code))
+        if e is None or e[0] is not code:
+            e = _code_entry(code)
+        if e[1]:
+            f = f.f_back
+            continue
+        lines = e[2]
+        lasti = f.f_lasti
+        where = lines.get(lasti)
+        if where is None:
+            where = lines[lasti] = (code.co_filename, f.f_lineno)
+        return where
+    return None
+
+
+def node_site_at(skip: int):
+    """``node_site`` starting ``skip`` frames up from here (``autograd.Function.apply`` passes 2)."""
+    if not _ENABLED[0]:
+        return None
+    return _walk(_getframe(skip))
+
+
+def _walk(f):
     cache = _CODE_CACHE
     while f is not None:
         code = f.f_code

@@ -143,7 +143,7 @@ def test_sites_names_constants_hooks_and_freed():
 
 def test_names_argument_and_multiple_roots():
     a = torch.ones(2, requires_grad=True)
-    g = viz.graph(a * 2, a * 3, names={"double": None} if False else None)
+    g = viz.graph(a * 2, a * 3)
     assert len(g.model.roots) == 2
     assert g.counts()["leaf"] == 1 and g.counts()["acc"] == 1  # the leaf is shared
     named = viz.graph(a * 2, names={"thing": a})

@@ -15,6 +15,8 @@ from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..errors import raise_autograd, user_site
+from .._backend import backend_for_array
+from . import pointwise as _pw
 from .registry import OpNode, _record, apply, defop, edge_of
 
 _make = Tensor._make
@@ -66,6 +68,25 @@ def _value_tensor(v, like: Tensor) -> Tensor:
     if isinstance(v, Tensor):
         return v
     return _make(np.asarray(v, dtype=like._data.dtype))
+
+
+def _write_add(xp, a, b, alpha):
+    xp.add(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
+
+
+def _write_sub(xp, a, b, alpha):
+    xp.subtract(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
+
+
+def _write_mul(xp, a, b):
+    xp.multiply(a, b, out=a, casting="unsafe")
+
+
+def _write_div(xp, a, b):
+    xp.divide(a, b, out=a, casting="unsafe")
+
+
+_WRITE_INTO: dict = {}  # filled below the op imports: op -> ufunc writing into the first operand
 
 
 # ----------------------------------------------------------------------------- checks
@@ -146,13 +167,18 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     needs = grad_on and (self._requires_grad or self._grad_fn is not None or any(o._requires_grad for o in others)
                          or (self._base is not None and self._base._requires_grad))
     arrays = [self._data] + [o._data for o in others]
-    xp = np
-    out = op.forward(xp, *arrays, *params)
-    out_dtype = np.result_type(out)
-    _check_cast(self, out_dtype)
+    xp = backend_for_array(self._data).xp
     saves_self = any(kind == 0 and i == 0 for kind, i, _ in op.saved)
     original = self._data.copy() if needs and saves_self else None
-    self._data[...] = out
+    direct = _WRITE_INTO.get(op)
+    if direct is not None:
+        # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
+        _check_cast(self, np.result_type(*arrays))
+        direct(xp, *arrays, *params)
+    else:
+        out = op.forward(xp, *arrays, *params)
+        _check_cast(self, np.result_type(out))
+        self._data[...] = out
     vc_of(self).bump(user_site())
     if not needs:
         return self
@@ -387,3 +413,6 @@ def _whole(key: tuple) -> bool:
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
     return inplace(INDEX_PUT, self, (_operand(values, self),), (key, accumulate), "index_put_")
+
+
+_WRITE_INTO.update({_pw.ADD: _write_add, _pw.SUB: _write_sub, _pw.MUL: _write_mul, _pw.DIV: _write_div})

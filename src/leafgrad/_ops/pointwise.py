@@ -174,8 +174,10 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     if ta and tb:
-        if a._data.dtype == b._data.dtype and out_dtype is None:
-            return apply(op, (a, b), params)
+        ad, bd = a._data.dtype, b._data.dtype
+        if out_dtype is None and (ad == bd or (bd.kind == "b" and ad.kind in "iufc") or
+                                  (ad.kind == "b" and bd.kind in "iufc")):
+            return apply(op, (a, b), params)  # NumPy's promotion is torch's here: no cast pass
         dt = D.result_type(a, b)
     else:
         if not ta and not tb:

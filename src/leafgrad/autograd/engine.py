@@ -220,6 +220,9 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 if c == 0 and nxt in buffers:
                     heappush(heap, (-nxt._seq, tie, nxt))
                     tie += 1
+            # drop this frame's references to the gradients, so AccumulateGrad can tell a
+            # buffer nobody else holds (and adopt it) from a shared one (and copy it)
+            outputs = g = d = None
     finally:
         STATE.grad = prev_mode
         STATE.in_backward -= 1
@@ -255,13 +258,11 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             f"Function {fn.name()} returned an invalid gradient at index {i} - got {list(gs)} but expected "
             f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
             "with the shape of the corresponding input.", node=fn, index=i)
-    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and gs[lead + k] != 1)
-    if dims:
-        g = g.sum(dims, keepdim=True)
     if lead:
-        g = g.reshape(shape)
-    elif g._data.shape != shape:
-        g = g.reshape(shape)
+        g = g.sum(tuple(range(lead)))  # no keepdim: a fresh array of the right rank, no view
+    ones = tuple(k for k, s in enumerate(shape) if s == 1 and g._data.shape[k] != 1)
+    if ones:
+        g = g.sum(ones, keepdim=True)
     return g
 
 
@@ -372,10 +373,15 @@ def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
 
 
 def _exclusive(g: Tensor) -> bool:
-    # refs to g: the caller's grads list, AccumulateGrad.apply's argument, this frame's
-    # argument and getrefcount's own; to its array: g itself and getrefcount's.
+    """True when nothing but the engine holds ``g`` and its array, so ``.grad`` may adopt it.
+
+    Expected references to ``g``: the engine's buffer list, accumulate_into_leaf's argument,
+    this function's argument and getrefcount's own (4); to its array: ``g``, the local
+    ``arr`` and getrefcount's (3). Any view, alias or user reference adds one, and then
+    the gradient is copied, as torch does when a gradient is still referenced elsewhere.
+    """
     arr = g._data
-    return (_getrefcount(g) <= 4 and arr.base is None and _getrefcount(arr) <= 2
+    return (_getrefcount(g) <= 4 and arr.base is None and _getrefcount(arr) <= 3
             and arr.flags.writeable and arr.flags.c_contiguous)
 
 

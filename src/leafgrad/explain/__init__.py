@@ -24,7 +24,7 @@ import types
 from ._core import Explanation, explain, explain_grad, facts_of, match_message
 from ._texts import LANGS, available
 
-__all__ = ["explain", "explain_grad", "Explanation", "match_message", "codes", "LANGS"]
+__all__ = ["explain", "explain_grad", "Explanation", "match_message", "facts_of", "available", "codes", "LANGS"]
 
 
 def codes() -> dict:

@@ -14,20 +14,19 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 from typing import Any, Callable
 
-from .. import Tensor
-from ..autograd import grad_mode as _gm
-from ..autograd.graph import RemovableHandle, _HookDict
+from .. import Tensor, is_grad_enabled, set_grad_enabled
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
 
-_global_optimizer_pre_hooks: _HookDict = _HookDict()
-_global_optimizer_post_hooks: _HookDict = _HookDict()
+_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
+_global_optimizer_post_hooks: OrderedDict = OrderedDict()
 
 
 class _RequiredParameter:
@@ -74,7 +73,7 @@ def _to_scalar(x):
 
 def _get_scalar_dtype():
     """The dtype of ``state["step"]``: float64 when that is the default dtype, else float32 (as torch)."""
-    from .._dtype import float32, float64, get_default_dtype
+    from .. import float32, float64, get_default_dtype
     return float64 if get_default_dtype() is float64 else float32
 
 
@@ -83,12 +82,12 @@ def _use_grad_for_differentiable(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def _use_grad(self, *args, **kwargs):
-        prev = _gm.is_grad_enabled()
+        prev = is_grad_enabled()
         try:
-            _gm.set_grad_enabled(bool(self.defaults.get("differentiable", False)))
+            set_grad_enabled(bool(self.defaults.get("differentiable", False)))
             return func(self, *args, **kwargs)
         finally:
-            _gm.set_grad_enabled(prev)
+            set_grad_enabled(prev)
 
     return _use_grad
 
@@ -137,12 +136,12 @@ class Optimizer:
 
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: _HookDict = _HookDict()
-        self._optimizer_step_post_hooks: _HookDict = _HookDict()
-        self._optimizer_state_dict_pre_hooks: _HookDict = _HookDict()
-        self._optimizer_state_dict_post_hooks: _HookDict = _HookDict()
-        self._optimizer_load_state_dict_pre_hooks: _HookDict = _HookDict()
-        self._optimizer_load_state_dict_post_hooks: _HookDict = _HookDict()
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
         self._patch_step_function()
 
         if isinstance(params, Tensor):
@@ -170,7 +169,7 @@ class Optimizer:
                      "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
                      "_optimizer_load_state_dict_post_hooks"):
             if name not in self.__dict__:
-                setattr(self, name, _HookDict())
+                setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
@@ -226,7 +225,7 @@ class Optimizer:
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
-    def _register(self, hooks: _HookDict, hook: Callable, prepend: bool) -> RemovableHandle:
+    def _register(self, hooks: OrderedDict, hook: Callable, prepend: bool) -> RemovableHandle:
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         if prepend:

@@ -1,7 +1,7 @@
 """Stochastic gradient descent, optionally with momentum, dampening, Nesterov and weight decay."""
 from __future__ import annotations
 
-from .. import Tensor
+from .. import Tensor, enable_grad
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["SGD", "sgd"]
@@ -59,7 +59,6 @@ class SGD(Optimizer):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = None
         if closure is not None:
-            from ..autograd.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
 

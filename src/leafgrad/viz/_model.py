@@ -300,8 +300,6 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
         if t is not None:
             keep.append(t)
             lines.append(_shape_text(t._data.shape, t._data.dtype.name))
-        elif fn._in_meta is not None:
-            pass
         if retained is not None or (t is not None and t._meta is not None and t._meta.retains_grad):
             lines.append("retain_grad()")
             lines.append("grad=" + _value_text(t._grad if t is not None else None))
