@@ -319,9 +319,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self._set_requires_grad(bool(value))
+        self._set_requires_grad(bool(value), factory=True)  # torch words the attribute like the factory
 
     def _set_requires_grad(self, value: bool, factory: bool = False) -> None:
+        # factory=True: the 'Only ... and complex dtype' wording of torch.tensor(..., requires_grad=True)
         if self._grad_fn is not None:
             if not value:
                 raise_autograd(

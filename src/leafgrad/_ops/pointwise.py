@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor
-from .registry import apply, apply_nograd, apply_scalar, defop
+from .registry import apply, apply_nograd, apply_scalar, apply_unary, defop
 
 _make = Tensor._make
 
@@ -80,12 +80,24 @@ RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda g, result: 
 SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda g, self: g * self.cos(), saved=("self",))
 COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda g, self: -g * self.sin(), saved=("self",))
 TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda g, result: g * (1 + result * result), saved=("result",))
-TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: g * (1 - result * result),
+# The backward of tanh, sigmoid and relu is itself one op (as torch's tanh_backward etc.):
+# one node and one pass instead of three, and still differentiable for double backward.
+TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * (1 - r * r),
+                      (lambda gg, grad_output, output: gg * (1 - output * output),
+                       lambda gg, grad_output, output: -2 * gg * grad_output * output),
+                      saved=("input0", "input1"), n_in=2)
+SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (r * (1 - r)),
+                         (lambda gg, grad_output, output: gg * output * (1 - output),
+                          lambda gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
+                         saved=("input0", "input1"), n_in=2)
+THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", lambda xp, g, r: g * (r > 0),
+                           (lambda gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
+TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: apply(TANH_BACKWARD, (g, result)),
              saved=("result",))
-SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a), lambda g, result: g * result * (1 - result),
-                saved=("result",))
+SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a),
+                lambda g, result: apply(SIGMOID_BACKWARD, (g, result)), saved=("result",))
 RELU = defop("ReluBackward0", lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False),
-             lambda g, result: g * (result > 0), saved=("result",))
+             lambda g, result: apply(THRESHOLD_BACKWARD, (g, result)), saved=("result",))
 ABS = defop("AbsBackward0", lambda xp, a: xp.abs(a), lambda g, self: g * self.sign(), saved=("self",))
 SIGN = defop("SignBackward0", lambda xp, a: xp.sign(a), lambda g: g * 0)
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
@@ -95,13 +107,8 @@ CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda g: g.conj())
 
 
 def _sigmoid(xp, a):
-    # split by sign so neither branch overflows in exp
-    out = xp.empty_like(a)
-    pos = a >= 0
-    out[pos] = 1 / (1 + xp.exp(-a[pos]))
-    e = xp.exp(a[~pos])
-    out[~pos] = e / (1 + e)
-    return out
+    # 1 / (1 + exp(-a)) = exp(-log(1 + exp(-a))): logaddexp never overflows, tails keep full precision
+    return xp.exp(-xp.logaddexp(0, -a))
 
 
 def _erf(xp, a):
@@ -214,9 +221,8 @@ def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
     """Unary math on an int/bool tensor computes in the default float dtype, as torch."""
     if not isinstance(a, Tensor):
         raise TypeError(f"expected a Tensor, got {type(a).__name__}")
-    d = a._data.dtype
-    if d.kind in "fc":
-        return apply(op, (a,), params)
+    if a._data.dtype.kind in "fc":
+        return apply_unary(op, a, params)
     return apply(op, (a,), params, cast=D.get_default_dtype().np)
 
 
@@ -282,6 +288,9 @@ def mul(input, other) -> Tensor:
 
 
 def div(input, other, *, rounding_mode=None) -> Tensor:
+    if rounding_mode is None and other.__class__ in _PY_SCALAR_KIND and input.__class__ in TENSOR_TYPES \
+            and input._data.dtype.kind in "fc":
+        return apply_scalar(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
     if rounding_mode is None:
         ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
         dt = D.result_type(input, other)
@@ -411,11 +420,11 @@ def erf(input: Tensor) -> Tensor:
 
 
 def relu(input: Tensor) -> Tensor:
-    return apply(RELU, (input,))
+    return apply_unary(RELU, input)
 
 
 def abs(input: Tensor) -> Tensor:
-    return apply(ABS, (input,))
+    return apply_unary(ABS, input)
 
 
 absolute = abs

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, defop
+from .registry import apply, apply_unary, defop
 
 _make = Tensor._make
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -254,7 +254,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     dims = normalize_dims(dim, input._data.ndim)
     npd = _sum_dtype(input, dtype)
     if dims is None and not keepdim:
-        return apply(SUM, (input,), (npd,))
+        return apply_unary(SUM, input, (npd,))
     return apply(SUM_DIM, (input,), (dims, keepdim, npd))
 
 

@@ -336,6 +336,49 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
     node._saved = saved
 
 
+def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
+    """``apply`` for the common one-tensor-in, one-tensor-out, non-view op (exp, relu, sum, ...)."""
+    st = _STATE
+    if st.grad:
+        if a._base is not None:
+            _sync_view(a)
+        needs = a._requires_grad
+    else:
+        needs = False
+    arr = a._data
+    xp = _BY_ARRAY_TYPE[arr.__class__].xp
+    out = op.forward(xp, arr, *params)
+    if out.__class__ is not arr.__class__:
+        out = xp.asarray(out)
+    res = _make(out)
+    if needs:
+        if out.dtype.kind in _FLOATING:
+            node = _new(op.node_cls)
+            node._seq = next_sequence_nr()
+            fn = a._grad_fn
+            if fn is not None:
+                node.next_functions = ((fn, a._output_nr),)
+            else:
+                ref = a._accumulator
+                acc = ref() if ref is not None else None
+                node.next_functions = ((acc if acc is not None else a._grad_accumulator(), 0),)
+            node._in_meta = ((arr.shape, arr.dtype),)
+            node._extra = None
+            node._site = _node_site()
+            if st.anomaly:
+                from ..autograd.anomaly import record_forward_trace
+                record_forward_trace(node)
+            res._requires_grad = True
+            res._grad_fn = node
+            _finish_saves(op, node, (a,), (res,), params)
+    elif st.grad:
+        if a._meta is not None and a._meta.cut is not None:
+            _propagate_cut((res,), (a,))
+    elif not st.in_backward:
+        _nograd_op(op.name, (res,), (a,))
+    return res
+
+
 def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     """``apply`` for tensor (op) Python number when the number keeps the tensor's dtype.
 
