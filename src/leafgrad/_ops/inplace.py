@@ -163,22 +163,29 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     if m is not None and m.inference and not _STATE.inference:
         raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed. Make a "
                                 "normal tensor with t.clone() outside inference_mode first.", tensor=self)
-    _check_writable(self)
-    needs = grad_on and (self._requires_grad or self._grad_fn is not None or any(o._requires_grad for o in others)
-                         or (self._base is not None and self._base._requires_grad))
-    arrays = [self._data] + [o._data for o in others]
-    xp = backend_for_array(self._data).xp
-    saves_self = any(kind == 0 and i == 0 for kind, i, _ in op.saved)
-    original = self._data.copy() if needs and saves_self else None
+    data = self._data
+    if not data.flags.writeable:
+        _check_writable(self)
+    needs = False
+    if grad_on:
+        needs = self._requires_grad or self._grad_fn is not None or (
+            self._base is not None and self._base._requires_grad)
+        for o in others:
+            needs = needs or o._requires_grad
+    arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
+    xp = backend_for_array(data).xp
+    original = data.copy() if needs and _saves_self(op) else None
     direct = _WRITE_INTO.get(op)
     if direct is not None:
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
-        _check_cast(self, np.result_type(*arrays))
+        if arrays[1].dtype != data.dtype:
+            _check_cast(self, np.result_type(*arrays))
         direct(xp, *arrays, *params)
     else:
         out = op.forward(xp, *arrays, *params)
-        _check_cast(self, np.result_type(out))
-        self._data[...] = out
+        if out.dtype != data.dtype:
+            _check_cast(self, out.dtype)
+        data[...] = out
     vc_of(self).bump(user_site())
     if not needs:
         return self
@@ -416,3 +423,13 @@ def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tenso
 
 
 _WRITE_INTO.update({_pw.ADD: _write_add, _pw.SUB: _write_sub, _pw.MUL: _write_mul, _pw.DIV: _write_div})
+
+def _saves_self(op) -> bool:
+    """Does the op's backward read the input being overwritten (so its old value must be copied)?"""
+    flag = _SAVES_SELF.get(op)
+    if flag is None:
+        flag = _SAVES_SELF[op] = any(kind == 0 and i == 0 for kind, i, _ in op.saved)
+    return flag
+
+
+_SAVES_SELF: dict = {}

@@ -292,7 +292,10 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
             and input._data.dtype.kind in "fc":
         return apply_scalar(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
     if rounding_mode is None:
-        ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
+        if input.__class__ in TENSOR_TYPES and other.__class__ in TENSOR_TYPES:
+            ad = input._data.dtype
+            if ad == other._data.dtype and ad.kind in "fc":
+                return apply(DIV, (input, other))
         dt = D.result_type(input, other)
         if not (dt.is_floating_point or dt.is_complex):
             return binary(DIV, input, other, out_dtype=D.get_default_dtype())

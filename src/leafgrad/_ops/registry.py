@@ -40,7 +40,13 @@ class OpNode(Node):
 
     def apply(self, grads: list) -> list:
         saved = self._saved
-        vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in saved] if saved else ()
+        if not saved:
+            vals = ()
+        elif len(saved) == 1:
+            s = saved[0]
+            vals = (s.unpack(self) if s.__class__ is SavedTensor else s,)
+        else:
+            vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in saved]
         g = grads if self._multi else grads[0]
         if self._variadic:
             f = self._formulas[0]
@@ -196,13 +202,17 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     promotion is decided by the caller, the engine casts gradients back.
     """
     needs = False
-    if _STATE.grad:
+    grad_on = _STATE.grad
+    if grad_on:
         for t in inputs:
             if t._base is not None:
                 _sync_view(t)
             if t._requires_grad:
                 needs = True
-    arrays = [t._data for t in inputs]
+    if len(inputs) == 2:  # (the common case, without a comprehension's frame)
+        arrays = (inputs[0]._data, inputs[1]._data)
+    else:
+        arrays = [t._data for t in inputs]
     if cast is not None:
         arrays = [a if a.dtype == cast else a.astype(cast) for a in arrays]
     xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
@@ -225,7 +235,7 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
             res._grad_fn = node
             _finish_saves(op, node, inputs, (res,), params)
         elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
-            if not _STATE.grad:
+            if not grad_on:
                 if not _STATE.in_backward:
                     _nograd_op(op.name, (res,), inputs)
             else:
@@ -275,25 +285,27 @@ _NO_EDGE = (None, 0)
 _NO_META = ((), None)
 
 
+def _edge(t: Tensor) -> tuple:
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        ref = t._accumulator
+        acc = ref() if ref is not None else None
+        return (acc if acc is not None else t._grad_accumulator(), 0)
+    return _NO_EDGE
+
+
 def _record(op: OpDef, inputs, params, outs) -> OpNode:
     node = _new(op.node_cls)
     node._seq = next_sequence_nr()
-    edges = []
-    meta = []
-    for t in inputs:
-        fn = t._grad_fn
-        if fn is not None:
-            edges.append((fn, t._output_nr))
-        elif t._requires_grad:
-            ref = t._accumulator
-            acc = ref() if ref is not None else None
-            edges.append((acc if acc is not None else t._grad_accumulator(), 0))
-        else:
-            edges.append(_NO_EDGE)
-        d = t._data
-        meta.append((d.shape, d.dtype))
-    node.next_functions = tuple(edges)
-    node._in_meta = tuple(meta)
+    if len(inputs) == 2:
+        a, b = inputs
+        node.next_functions = (_edge(a), _edge(b))
+        node._in_meta = ((a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype))
+    else:
+        node.next_functions = tuple([_edge(t) for t in inputs])
+        node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     node._extra = None
     node._site = _node_site()
     if _STATE.anomaly:

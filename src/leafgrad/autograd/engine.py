@@ -67,28 +67,22 @@ def _root_grads(tensors, grad_tensors, is_grad_call: bool):
 def _collect(roots_edges, capture_edges):
     """Dependency counts over the reachable graph; with captures, only nodes that lead to one."""
     deps: dict = {}
-    seen = set()
-    order = []
-    stack = [fn for fn, _ in roots_edges if fn is not None]
-    for fn in stack:
-        seen.add(fn)
+    seen = {fn for fn, _ in roots_edges if fn is not None}
     stack = list(seen)
+    pop, push, mark, count = stack.pop, stack.append, seen.add, deps.get
     while stack:
-        fn = stack.pop()
-        order.append(fn)
-        for nxt, _ in fn.next_functions:
+        for nxt, _ in pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
+            deps[nxt] = count(nxt, 0) + 1
             if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+                mark(nxt)
+                push(nxt)
     if capture_edges is None:
         return deps, None
     targets = {fn for fn, _ in capture_edges}
     needed = set()
-    # order is a DFS pre-order from the roots; a reverse sweep repeated to a fixed point is
-    # O(E) per sweep, but one sweep over a topological order suffices: build it explicitly.
+    # one sweep over a topological order (built here, iteratively) marks every node on a path
     indeg = dict(deps)
     topo = []
     ready = [fn for fn in seen if fn not in indeg]
