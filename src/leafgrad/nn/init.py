@@ -1,7 +1,19 @@
-"""``leafgrad.nn.init``: torch's initialisers (same distributions and bounds), all under no_grad.
+"""``leafgrad.nn.init``: fill a tensor in place with a starting distribution, outside autograd.
 
-The random stream is leafgrad's generator (NumPy's PCG64), so the numbers differ from
-torch's for the same seed; the distributions do not.
+Why the scales are what they are: a layer sums ``fan_in`` products, so the variance of
+its output is about ``fan_in * Var(w) * Var(x)`` (and, going backwards, ``fan_out *
+Var(w)`` for the gradient). Choosing ``Var(w)`` from the fans keeps activations and
+gradients at a steady size through a deep network:
+
+* Xavier / Glorot: ``Var(w) = gain^2 * 2 / (fan_in + fan_out)``, a compromise between both directions;
+* Kaiming / He: ``Var(w) = gain^2 / fan`` with the activation's gain (sqrt(2) for ReLU, which
+  zeroes half of its inputs).
+
+A uniform distribution on ``[-b, b]`` has variance ``b^2 / 3``, hence the ``sqrt(3)`` in
+the uniform variants. Every function works under ``no_grad`` (initialising a parameter
+is not part of any graph) and returns the tensor it filled. The random stream is
+leafgrad's generator (NumPy's PCG64), so the numbers differ from torch's for the same
+seed; the distributions do not.
 """
 from __future__ import annotations
 
@@ -17,33 +29,39 @@ from ..autograd.grad_mode import no_grad
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
 
+# how much each nonlinearity shrinks the standard deviation it is given, inverted (leaky_relu is computed)
+_GAINS = {
+    **dict.fromkeys(["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                     "conv_transpose3d", "sigmoid"], 1),
+    "tanh": 5.0 / 3,
+    "relu": math.sqrt(2.0),
+    "selu": 3.0 / 4,
+}
+
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
-    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
-    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
+    """The gain to multiply a unit-variance initialisation by, for layers followed by ``nonlinearity``."""
     if nonlinearity == "leaky_relu":
-        if param is None:
-            negative_slope = 0.01
-        elif (not isinstance(param, bool) and isinstance(param, int)) or isinstance(param, float):
-            negative_slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    if nonlinearity == "selu":
-        return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"negative_slope {param} not a valid number: pass the LeakyReLU slope as a float")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity not in _GAINS:
+        raise ValueError(f"Unsupported nonlinearity {nonlinearity}; known: {', '.join([*_GAINS, 'leaky_relu'])}")
+    return _GAINS[nonlinearity]
 
 
-def _fill(tensor: Tensor, arr) -> Tensor:
-    """Write ``arr`` into ``tensor`` in place (untracked), casting to its dtype."""
+def _fill(tensor: Tensor, values) -> Tensor:
+    """Copy ``values`` (array-like) into ``tensor`` without recording it, cast to the tensor's dtype."""
     with no_grad():
-        tensor.copy_(Tensor._make(np.asarray(arr).astype(tensor._data.dtype, copy=False)))
+        tensor.copy_(Tensor._make(np.asarray(values).astype(tensor._data.dtype, copy=False)))
     return tensor
+
+
+def _require_dims(tensor: Tensor, allowed, wording: str) -> None:
+    if tensor.dim() not in allowed:
+        raise ValueError(f"Only tensors with {wording} dimensions are supported (got a {tensor.dim()}-d tensor of "
+                         f"shape {tuple(tensor.shape)})")
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
@@ -58,25 +76,24 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Normal(mean, std) restricted to [a, b], by redrawing the values that fall outside."""
-    if (mean < a - 2 * std) or (mean > b + 2 * std):
+    """Normal(mean, std) restricted to ``[a, b]``: values drawn outside are drawn again."""
+    if not a - 2 * std <= mean <= b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
                       "be incorrect.", stacklevel=2)
     rng = _rng(generator)
-    shape = tensor._data.shape
-    out = rng.normal(mean, std, shape)
-    bad = (out < a) | (out > b)
-    tries = 0
-    while bad.any() and tries < 1000:
-        out[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (out < a) | (out > b)
-        tries += 1
-    if bad.any():  # a window far in a tail: fall back to inverse-CDF sampling
+    values = rng.normal(mean, std, tensor._data.shape)
+    for _ in range(1000):
+        outside = (values < a) | (values > b)
+        if not outside.any():
+            break
+        values[outside] = rng.normal(mean, std, int(outside.sum()))
+    else:  # a window far out in a tail: sample the rest through the inverse CDF
         from scipy.special import ndtr, ndtri
+        outside = (values < a) | (values > b)
         lo, hi = ndtr((a - mean) / std), ndtr((b - mean) / std)
-        out[bad] = mean + std * ndtri(rng.uniform(lo, hi, int(bad.sum())))
-        out = np.clip(out, a, b)
-    return _fill(tensor, out)
+        values[outside] = mean + std * ndtri(rng.uniform(lo, hi, int(outside.sum())))
+        values = np.clip(values, a, b)
+    return _fill(tensor, values)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -94,109 +111,108 @@ def zeros_(tensor: Tensor) -> Tensor:
 
 
 def eye_(tensor: Tensor) -> Tensor:
-    if tensor.ndimension() != 2:
-        raise ValueError("Only tensors with 2 dimensions are supported")
+    """The identity matrix (a 2-d tensor), so a linear layer starts by passing its input through."""
+    _require_dims(tensor, (2,), "2")
     return _fill(tensor, np.eye(*tensor._data.shape))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
-    dims = tensor.ndimension()
-    if dims not in (3, 4, 5):
-        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    sizes = tensor._data.shape
-    if sizes[0] % groups != 0:
-        raise ValueError("dim 0 must be divisible by groups")
-    out_per_group = sizes[0] // groups
-    arr = np.zeros(sizes)
-    centre = tuple(s // 2 for s in sizes[2:])
+    """A conv weight that copies input channel i to output channel i (per group): an identity convolution."""
+    _require_dims(tensor, (3, 4, 5), "3, 4, or 5")
+    out_channels, in_channels, *kernel = tensor._data.shape
+    if out_channels % groups:
+        raise ValueError(f"dim 0 must be divisible by groups ({out_channels} output channels, groups={groups})")
+    per_group = out_channels // groups
+    values = np.zeros(tensor._data.shape)
+    centre = tuple(k // 2 for k in kernel)
     for g in range(groups):
-        for d in range(min(out_per_group, sizes[1])):
-            arr[(g * out_per_group + d, d) + centre] = 1
-    return _fill(tensor, arr)
+        for c in range(min(per_group, in_channels)):
+            values[(g * per_group + c, c, *centre)] = 1
+    return _fill(tensor, values)
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """(inputs, outputs) per unit of a weight shaped (out, in, *kernel): each counts the kernel's cells too."""
     if tensor.dim() < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
-    receptive = 1
-    for s in tensor._data.shape[2:]:
-        receptive *= s
-    return tensor._data.shape[1] * receptive, tensor._data.shape[0] * receptive
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions (a bias "
+                         "or other 1-d tensor has no fans: initialise it with uniform_ / zeros_ instead)")
+    out_channels, in_channels, *kernel = tensor._data.shape
+    cells = math.prod(kernel)
+    return in_channels * cells, out_channels * cells
 
 
 def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    """``fan_in`` keeps the forward activations steady, ``fan_out`` the backward gradients."""
+    modes = ["fan_in", "fan_out"]
     mode = mode.lower()
-    valid = ["fan_in", "fan_out"]
-    if mode not in valid:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    if mode not in modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {modes}")
+    return _calculate_fan_in_and_fan_out(tensor)[modes.index(mode)]
+
+
+def _xavier_std(tensor: Tensor, gain: float) -> float:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
+    return gain * math.sqrt(2.0 / (fan_in + fan_out))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a, generator)
+    bound = math.sqrt(3.0) * _xavier_std(tensor, gain)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return normal_(tensor, 0.0, _xavier_std(tensor, gain), generator)
+
+
+def _kaiming(tensor: Tensor, a, mode: str, nonlinearity: str, draw) -> Tensor:
+    """Shared by the two Kaiming initialisers: ``draw(gain, fan)`` fills the tensor."""
+    if tensor.numel() == 0:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return tensor
+    return draw(calculate_gain(nonlinearity, a), _calculate_correct_fan(tensor, mode))
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None) -> Tensor:
-    if 0 in tensor._data.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return uniform_(tensor, -bound, bound, generator)
+    def draw(gain, fan):
+        bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+        return uniform_(tensor, -bound, bound, generator)
+    return _kaiming(tensor, a, mode, nonlinearity, draw)
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator=None) -> Tensor:
-    if 0 in tensor._data.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+    return _kaiming(tensor, a, mode, nonlinearity,
+                    lambda gain, fan: normal_(tensor, 0, gain / math.sqrt(fan), generator))
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
-    if tensor.ndimension() < 2:
-        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    """A (semi-)orthogonal matrix, for the tensor flattened to (rows, rest): keeps every direction's length."""
+    if tensor.dim() < 2:
+        raise ValueError(f"Only tensors with 2 or more dimensions are supported (got shape {tuple(tensor.shape)})")
     if tensor.numel() == 0:
         return tensor
     rows = tensor._data.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
-    if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))  # make Q uniform (Haar), as torch does
-    if rows < cols:
-        q = q.T
-    return _fill(tensor, (gain * q).reshape(tensor._data.shape))
+    tall = rows >= cols  # QR needs at least as many rows as columns: work on the transpose otherwise
+    sample = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    q, r = np.linalg.qr(sample if tall else sample.T)
+    q = q * np.sign(np.diag(r))  # fix the signs so Q is uniformly (Haar) distributed
+    return _fill(tensor, (gain * (q if tall else q.T)).reshape(tensor._data.shape))
 
 
-# the deprecated non-underscore names
-def _deprecated(fn):
-    def wrapper(*args, **kwargs):
-        warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
-                      FutureWarning, stacklevel=2)
+def _deprecated_alias(fn):
+    """The old name without the trailing underscore: still works, with a FutureWarning."""
+    old = fn.__name__[:-1]
+
+    def alias(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.", FutureWarning,
+                      stacklevel=2)
         return fn(*args, **kwargs)
-    wrapper.__name__ = fn.__name__[:-1]
-    return wrapper
+    alias.__name__ = old
+    return alias
 
 
-uniform = _deprecated(uniform_)
-normal = _deprecated(normal_)
-constant = _deprecated(constant_)
-xavier_uniform = _deprecated(xavier_uniform_)
-xavier_normal = _deprecated(xavier_normal_)
-kaiming_uniform = _deprecated(kaiming_uniform_)
-kaiming_normal = _deprecated(kaiming_normal_)
-orthogonal = _deprecated(orthogonal_)
+uniform, normal, constant, xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal, orthogonal = map(
+    _deprecated_alias, (uniform_, normal_, constant_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
+                        kaiming_normal_, orthogonal_))

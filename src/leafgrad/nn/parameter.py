@@ -52,6 +52,16 @@ class Parameter(Tensor):
         return (_rebuild_parameter, (np.asarray(self._data).copy(), self._requires_grad))
 
 
+def _uninitialized(shape, device=None, dtype=None, requires_grad: bool = True) -> Parameter:
+    """A Parameter of ``shape`` whose values are not set yet.
+
+    Layers create their weights this way and then fill them in ``reset_parameters()``, so
+    that the default initialisation lives in one method that can be run again later.
+    """
+    from .._creation import empty
+    return Parameter(empty(shape, device=device, dtype=dtype), requires_grad=requires_grad)
+
+
 def _rebuild_parameter(arr, requires_grad):
     return Parameter(Tensor._make(arr), requires_grad)
 

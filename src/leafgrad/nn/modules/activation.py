@@ -1,150 +1,150 @@
-"""Activation modules: thin wrappers over ``nn.functional`` (MultiheadAttention is in attention.py)."""
+"""Activation modules: each one is an ``nn.functional`` op plus the options it is called with.
+
+Keeping an activation as a module (rather than calling the function in ``forward``) is
+what lets it sit in a Sequential and show its settings in the model's repr. So every
+class here only declares three things: which function it applies, which of its
+attributes are passed to that function, and which of them the repr shows.
+MultiheadAttention lives in attention.py.
+"""
 from __future__ import annotations
 
 from ..._ops.pointwise import sigmoid, tanh
 from .. import functional as F
-from .module import Module
+from .module import Module, _settings
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "ELU", "Softplus", "LogSigmoid"]
 
 
-class ReLU(Module):
+class _Activation(Module):
+    _function = None  # the op applied, set by each subclass (a staticmethod)
+    _shown: tuple[str, ...] = ()  # options always printed in repr; ``inplace`` is printed only when True
+
+    def __init__(self, **options) -> None:
+        super().__init__()
+        self._options = tuple(options)
+        for name, value in options.items():
+            setattr(self, name, value)
+
+    def forward(self, input):
+        return self._function(input, **{name: getattr(self, name) for name in self._options})
+
+    def extra_repr(self) -> str:
+        shown = {name: getattr(self, name) for name in self._shown}
+        if getattr(self, "inplace", False):
+            shown["inplace"] = True
+        return _settings(**{name: repr(v) if isinstance(v, str) else v for name, v in shown.items()})
+
+
+class ReLU(_Activation):
+    """``max(0, x)``. With ``inplace=True`` it overwrites its input, saving memory (not allowed on a leaf)."""
+
+    _function = staticmethod(F.relu)
+
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+        super().__init__(inplace=inplace)
 
 
-class Hardtanh(Module):
+class Hardtanh(_Activation):
+    """``x`` clipped to ``[min_val, max_val]``: a cheap, piecewise-linear tanh."""
+
+    _function = staticmethod(F.hardtanh)
+    _shown = ("min_val", "max_val")
+
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.min_val = min_val
-        self.max_val = max_val
-        self.inplace = inplace
-        if self.max_val <= self.min_val:
-            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
-
-    def forward(self, input):
-        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
-
-    def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"min_val={self.min_val}, max_val={self.max_val}{inplace_str}"
+        if max_val <= min_val:
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val}), otherwise every "
+                                 "output would be the same constant")
+        super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
 
 
 class ReLU6(Hardtanh):
+    """``min(max(0, x), 6)``: a ReLU whose output stays small (common in mobile networks)."""
+
+    _shown = ()
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(0.0, 6.0, inplace)
 
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
+class LeakyReLU(_Activation):
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise, so units below zero still get gradient."""
 
-class LeakyReLU(Module):
+    _function = staticmethod(F.leaky_relu)
+    _shown = ("negative_slope",)
+
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
-        super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"negative_slope={self.negative_slope}{inplace_str}"
+        super().__init__(negative_slope=negative_slope, inplace=inplace)
 
 
-class GELU(Module):
+class GELU(_Activation):
+    """``x * Phi(x)``; ``approximate='tanh'`` uses the tanh formula some pretrained models were trained with."""
+
+    _function = staticmethod(F.gelu)
+    _shown = ("approximate",)
+
     def __init__(self, approximate: str = "none") -> None:
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input):
-        return F.gelu(input, approximate=self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}"
+        super().__init__(approximate=approximate)
 
 
-class SiLU(Module):
+class SiLU(_Activation):
+    """``x * sigmoid(x)`` (also called swish)."""
+
+    _function = staticmethod(F.silu)
+
     def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
+        super().__init__(inplace=inplace)
 
 
-class Tanh(Module):
-    def forward(self, input):
-        return tanh(input)
+class ELU(_Activation):
+    """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise: smooth, with negative outputs."""
 
+    _function = staticmethod(F.elu)
+    _shown = ("alpha",)
 
-class Sigmoid(Module):
-    def forward(self, input):
-        return sigmoid(input)
-
-
-class LogSigmoid(Module):
-    def forward(self, input):
-        return F.logsigmoid(input)
-
-
-class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
-
-    def extra_repr(self) -> str:
-        inplace_str = ", inplace=True" if self.inplace else ""
-        return f"alpha={self.alpha}{inplace_str}"
+        super().__init__(alpha=alpha, inplace=inplace)
 
 
-class Softplus(Module):
+class Softplus(_Activation):
+    """``log(1 + exp(beta * x)) / beta``, a smooth ReLU; linear above ``threshold`` to avoid overflow."""
+
+    _function = staticmethod(F.softplus)
+    _shown = ("beta", "threshold")
+
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
-        super().__init__()
-        self.beta = beta
-        self.threshold = threshold
-
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
-
-    def extra_repr(self) -> str:
-        return f"beta={self.beta}, threshold={self.threshold}"
+        super().__init__(beta=beta, threshold=threshold)
 
 
-class Softmax(Module):
+class Softmax(_Activation):
+    """Exponentiate and normalise along ``dim`` so the values there sum to 1."""
+
+    _function = staticmethod(F.softmax)
+    _shown = ("dim",)
+
     def __init__(self, dim=None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+        super().__init__(dim=dim)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_Activation):
+    """``log(softmax(x))`` along ``dim``, computed without the underflow of taking the log afterwards."""
+
+    _function = staticmethod(F.log_softmax)
+    _shown = ("dim",)
+
     def __init__(self, dim=None) -> None:
-        super().__init__()
-        self.dim = dim
+        super().__init__(dim=dim)
 
-    def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+class Tanh(_Activation):
+    _function = staticmethod(tanh)
+
+
+class Sigmoid(_Activation):
+    _function = staticmethod(sigmoid)
+
+
+class LogSigmoid(_Activation):
+    """``log(sigmoid(x))``, stable for large negative inputs."""
+
+    _function = staticmethod(F.logsigmoid)

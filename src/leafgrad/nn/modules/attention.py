@@ -1,18 +1,33 @@
-"""MultiheadAttention (batch_first, need_weights, attn_mask, key_padding_mask), as torch's module."""
+"""MultiheadAttention: ``num_heads`` scaled dot-product attentions side by side, then one output projection.
+
+The parameter layout is torch's, so checkpoints move between the two: one packed
+``in_proj_weight`` (3*E, E) when query, key and value share the embedding size, or
+separate ``q/k/v_proj_weight`` when ``kdim`` / ``vdim`` differ; ``out_proj`` is a Linear.
+The computation itself is ``F.multi_head_attention_forward``, which works sequence-first,
+so ``batch_first`` inputs are transposed on the way in and out.
+"""
 from __future__ import annotations
 
-from ..._creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from .linear import NonDynamicallyQuantizableLinear, factory
+from ..parameter import _uninitialized
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
 
 
+def _swap_batch_and_time(*tensors) -> list:
+    """Transpose dims 0 and 1 of each tensor, once per distinct tensor, so ``query is key`` stays true."""
+    swapped: dict[int, object] = {}
+    for t in tensors:
+        if id(t) not in swapped:
+            swapped[id(t)] = t.transpose(1, 0)
+    return [swapped[id(t)] for t in tensors]
+
+
 class MultiheadAttention(Module):
-    """Attention over ``num_heads`` heads; returns ``(output, weights or None)``."""
+    """Attention over ``num_heads`` heads of size ``embed_dim // num_heads``; returns ``(output, weights or None)``."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim=None, vdim=None,
@@ -20,85 +35,57 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
+        if embed_dim % num_heads:
+            raise AssertionError(f"embed_dim must be divisible by num_heads (got {embed_dim} and {num_heads}): each "
+                                 "head takes an equal slice of the embedding")
         super().__init__()
-        fk = factory(device, dtype)
-        self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != self.embed_dim:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **fk))
-            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **fk))
-            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **fk))
+        new = dict(device=device, dtype=dtype)
+        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == self.vdim == embed_dim
+        self.dropout, self.batch_first, self.add_zero_attn = dropout, batch_first, add_zero_attn
+        # registration order fixes the order of named_parameters(), which matches torch's
+        packed = self._qkv_same_embed_dim
+        if packed:
+            self.register_parameter("in_proj_weight", _uninitialized((3 * embed_dim, embed_dim), **new))
+        for name, width in (("q_proj_weight", embed_dim), ("k_proj_weight", self.kdim), ("v_proj_weight", self.vdim)):
+            self.register_parameter(name, None if packed else _uninitialized((embed_dim, width), **new))
+        if not packed:
             self.register_parameter("in_proj_weight", None)
-        else:
-            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **fk))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, **fk))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
-        if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **fk))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **fk))
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
+        self.register_parameter("in_proj_bias", _uninitialized((3 * embed_dim,), **new) if bias else None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **new)
+        # learned extra key/value rows appended to every sequence (plain None attributes when off, as in torch)
+        self.bias_k = _uninitialized((1, 1, embed_dim), **new) if add_bias_kv else None
+        self.bias_v = _uninitialized((1, 1, embed_dim), **new) if add_bias_kv else None
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            init.xavier_uniform_(self.q_proj_weight)
-            init.xavier_uniform_(self.k_proj_weight)
-            init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
+        for weight in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+            if weight is not None:
+                init.xavier_uniform_(weight)
+        if self.in_proj_bias is not None:  # both biases start at zero
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            init.xavier_normal_(self.bias_v)
+        for extra in (self.bias_k, self.bias_v):
+            if extra is not None:
+                init.xavier_normal_(extra)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True, attn_mask=None,
                 average_attn_weights: bool = True, is_causal: bool = False):
-        is_batched = query.dim() == 3
+        # both masks become float masks of the query's dtype before the heads are split
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
-                                             attn_mask.dtype if attn_mask is not None else None, "attn_mask",
+                                             None if attn_mask is None else attn_mask.dtype, "attn_mask",
                                              query.dtype)
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
-        if self.batch_first and is_batched:
-            if key is value:
-                if query is key:
-                    query = key = value = query.transpose(1, 0)
-                else:
-                    query, key = (x.transpose(1, 0) for x in (query, key))
-                    value = key
-            else:
-                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        common = dict(training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
-                      attn_mask=attn_mask, average_attn_weights=average_attn_weights, is_causal=is_causal)
-        if not self._qkv_same_embed_dim:
-            out, weights = F.multi_head_attention_forward(
-                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight,
-                self.out_proj.bias, use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
-                k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight, **common)
-        else:
-            out, weights = F.multi_head_attention_forward(
-                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight,
-                self.out_proj.bias, **common)
-        if self.batch_first and is_batched:
-            return out.transpose(1, 0), weights
-        return out, weights
+        transpose = self.batch_first and query.dim() == 3
+        if transpose:
+            query, key, value = _swap_batch_and_time(query, key, value)
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0) if transpose else out), weights

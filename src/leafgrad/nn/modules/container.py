@@ -1,228 +1,192 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: modules that hold other modules, or parameters, in a list or a dict.
+
+A container is an ordinary Module whose members have generated names. Sequential and
+ModuleList name their children "0", "1", ... so a state_dict key such as ``"2.weight"``
+says where a layer sits; after a deletion or an insertion the names are rebuilt so they
+keep saying it. ParameterList / ParameterDict file their entries as parameters, so
+``model.parameters()`` (and so the optimiser) finds them.
+"""
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections import abc as container_abcs
-from itertools import chain, islice
+from collections.abc import Iterable, Mapping
+from itertools import groupby
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _typename
+from .module import Module, _indent, _typename
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
-def _addindent(s_: str, num_spaces: int) -> str:
-    lines = s_.split("\n")
-    if len(lines) == 1:
-        return s_
-    first = lines.pop(0)
-    return first + "\n" + "\n".join((num_spaces * " ") + line for line in lines)
+def _position(container, idx) -> int:
+    """``idx`` (possibly negative) as a position in ``container``, or an IndexError naming the valid range."""
+    n = len(container)
+    idx = operator.index(idx)
+    if not -n <= idx < n:
+        valid = f"valid: {-n} to {n - 1}" if n else "it is empty"
+        raise IndexError(f"index {idx} is out of range for {type(container).__name__} of length {n} ({valid})")
+    return idx % n
 
 
-class Sequential(Module):
-    """Modules called one after another: ``Sequential(a, b)(x) == b(a(x))``."""
+def _pairs(kind: str, entries):
+    """The (key, value) pairs of a mapping, or of an iterable of 2-item entries (the forms ``update`` accepts)."""
+    if not isinstance(entries, Iterable):
+        raise TypeError(f"{kind}.update should be called with an iterable of key/value pairs, but got "
+                        f"{type(entries).__name__}")
+    if isinstance(entries, (Mapping, ModuleDict, ParameterDict)):
+        return list(entries.items())
+    pairs = []
+    for j, entry in enumerate(entries):
+        if not isinstance(entry, Iterable):
+            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is {type(entry).__name__}")
+        entry = tuple(entry)
+        if len(entry) != 2:
+            raise ValueError(f"{kind} update sequence element #{j} has length {len(entry)}; 2 is required "
+                             "(a (key, value) pair)")
+        pairs.append(entry)
+    return pairs
 
-    def __init__(self, *args) -> None:
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
 
-    def _get_item_by_idx(self, iterator, idx):
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
+class _NumberedModules(Module):
+    """What Sequential and ModuleList share: children addressed by position."""
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
-        return self._get_item_by_idx(self._modules.values(), idx)
+    def _name_at(self, idx) -> str:
+        return list(self._modules)[_position(self, idx)]
 
-    def __setitem__(self, idx: int, module: Module) -> None:
-        key = self._get_item_by_idx(self._modules.keys(), idx)
-        setattr(self, key, module)
-
-    def __delitem__(self, idx) -> None:
-        if isinstance(idx, slice):
-            for key in list(self._modules.keys())[idx]:
-                delattr(self, key)
-        else:
-            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
-        self._modules = OrderedDict(zip([str(i) for i in range(len(self._modules))], self._modules.values()))
+    def _renumber(self, modules) -> None:
+        self._modules = {str(i): m for i, m in enumerate(modules)}
 
     def __len__(self) -> int:
         return len(self._modules)
 
-    def __add__(self, other) -> "Sequential":
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
-        ret = Sequential()
-        for layer in chain(self, other):
-            ret.append(layer)
-        return ret
-
-    def __iadd__(self, other) -> "Sequential":
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
-        offset = len(self)
-        for i, module in enumerate(other):
-            self.add_module(str(i + offset), module)
-        return self
-
-    def __mul__(self, other: int) -> "Sequential":
-        if not isinstance(other, int):
-            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
-        if other <= 0:
-            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
-        combined = Sequential()
-        offset = 0
-        for _ in range(other):
-            for module in self:
-                combined.add_module(str(offset), module)
-                offset += 1
-        return combined
-
-    __rmul__ = __mul__
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
     def __iter__(self):
         return iter(self._modules.values())
+
+    def __dir__(self):
+        return [name for name in super().__dir__() if not name.isdigit()]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self._slice(idx)
+        return self._modules[self._name_at(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._name_at(idx), module)
+
+    def __delitem__(self, idx) -> None:
+        names = list(self._modules)[idx] if isinstance(idx, slice) else [self._name_at(idx)]
+        for name in names:
+            delattr(self, name)
+        self._renumber(self._modules.values())
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def append(self, module: Module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, but got "
+                            f"{type(modules).__name__}")
+        for module in list(modules):  # list(): extending a container by itself must terminate
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}, got {type(module).__name__}")
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index} (insert accepts {-n} to {n})")
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+        return self
+
+
+class Sequential(_NumberedModules):
+    """Layers applied one after another: ``Sequential(a, b)(x) == b(a(x))``.
+
+    ``Sequential(OrderedDict(name=layer, ...))`` names the layers instead of numbering them.
+    """
+
+    def __init__(self, *args) -> None:
+        super().__init__()
+        named = len(args) == 1 and isinstance(args[0], OrderedDict)
+        for name, module in (args[0].items() if named else ((str(i), m) for i, m in enumerate(args))):
+            self.add_module(name, module)
+
+    def _slice(self, idx: slice) -> "Sequential":
+        return type(self)(OrderedDict(list(self._modules.items())[idx]))  # keeps the original names
 
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input
 
-    def append(self, module: Module) -> "Sequential":
-        self.add_module(str(len(self)), module)
-        return self
+    def _require_sequential(self, other) -> None:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given. "
+                             "Wrap the layers first: Sequential(*layers).")
 
-    def insert(self, index: int, module: Module) -> "Sequential":
-        if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
-        n = len(self._modules)
-        if not -n <= index <= n:
-            raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        for i in range(n, index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-        return self
+    def __add__(self, other) -> "Sequential":
+        self._require_sequential(other)
+        return Sequential(*self, *other)
 
-    def extend(self, sequential) -> "Sequential":
-        for layer in sequential:
-            self.append(layer)
-        return self
+    def __iadd__(self, other) -> "Sequential":
+        self._require_sequential(other)
+        return self.extend(other)
+
+    def __mul__(self, other: int) -> "Sequential":
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}: repeat a Sequential "
+                             "a positive number of times")
+        return Sequential(*(list(self) * other))  # the same layer objects, repeated (shared weights)
+
+    __rmul__ = __mul__
 
 
-class ModuleList(Module):
-    """A list of modules, registered so their parameters are found."""
+class ModuleList(_NumberedModules):
+    """A Python list of modules that the parent module can see (so their parameters are registered)."""
 
     def __init__(self, modules=None) -> None:
         super().__init__()
         if modules is not None:
-            self += modules
+            self.extend(modules)
 
-    def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx + len(self) if idx < 0 else idx)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(list(self._modules.values())[idx])
-        return self._modules[self._get_abs_string_index(idx)]
-
-    def __setitem__(self, idx: int, module: Module) -> None:
-        setattr(self, self._get_abs_string_index(idx), module)
-
-    def __delitem__(self, idx) -> None:
-        if isinstance(idx, slice):
-            for k in range(len(self._modules))[idx]:
-                delattr(self, str(k))
-        else:
-            delattr(self, self._get_abs_string_index(idx))
-        self._modules = OrderedDict(zip([str(i) for i in range(len(self._modules))], self._modules.values()))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+    def _slice(self, idx: slice) -> "ModuleList":
+        return type(self)(list(self._modules.values())[idx])
 
     def __iadd__(self, modules) -> "ModuleList":
         return self.extend(modules)
 
     def __add__(self, other) -> "ModuleList":
-        combined = ModuleList()
-        for i, module in enumerate(chain(self, other)):
-            combined.add_module(str(i), module)
-        return combined
+        return ModuleList([*self, *other])
 
     def __repr__(self) -> str:
-        """torch's compressed form: runs of identical modules print once as ``(0-2): 3 x Linear(...)``."""
-        reprs = [repr(item) for item in self]
-        if not reprs:
-            return self._get_name() + "()"
-        spans = [[0, 0]]
-        blocks = [reprs[0]]
-        for i, r in enumerate(reprs[1:], 1):
-            if r == blocks[-1]:
-                spans[-1][1] += 1
-                continue
-            spans.append([i, i])
-            blocks.append(r)
-        lines = []
-        for (start, end), b in zip(spans, blocks):
-            local = f"({start}): {b}" if start == end else f"({start}-{end}): {end - start + 1} x {b}"
-            lines.append(_addindent(local, 2))
-        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
-
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
-    def insert(self, index: int, module: Module) -> None:
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
-
-    def append(self, module: Module) -> "ModuleList":
-        self.add_module(str(len(self)), module)
-        return self
-
-    def pop(self, key):
-        v = self[key]
-        del self[key]
-        return v
-
-    def extend(self, modules) -> "ModuleList":
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
-        return self
+        """Runs of equal-looking children print once: ``(0-2): 3 x Linear(...)``, as torch prints them."""
+        if not len(self):
+            return f"{self._get_name()}()"
+        lines, start = [], 0
+        for text, run in groupby(repr(m) for m in self):
+            count = len(list(run))
+            end = start + count - 1
+            line = f"({start}): {text}" if count == 1 else f"({start}-{end}): {count} x {text}"
+            lines.append(_indent(line, 2))
+            start = end + 1
+        return f"{self._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
-    """An ordered dict of modules, registered so their parameters are found."""
+    """A dict of modules that the parent module can see; keys keep their insertion order."""
 
     def __init__(self, modules=None) -> None:
         super().__init__()
@@ -247,14 +211,6 @@ class ModuleDict(Module):
     def __contains__(self, key: str) -> bool:
         return key in self._modules
 
-    def clear(self) -> None:
-        self._modules.clear()
-
-    def pop(self, key: str) -> Module:
-        v = self[key]
-        del self[key]
-        return v
-
     def keys(self):
         return self._modules.keys()
 
@@ -264,122 +220,107 @@ class ModuleDict(Module):
     def values(self):
         return self._modules.values()
 
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        return self._modules.pop(key)
+
     def update(self, modules) -> None:
-        if not isinstance(modules, container_abcs.Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
-                            + type(modules).__name__)
-        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
-            for key, module in modules.items():
-                self[key] = module
-        else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
-                                    + type(m).__name__)
-                if len(m) != 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length " + str(len(m))
-                                     + "; 2 is required")
-                self[m[0]] = m[1]
+        for key, module in _pairs("ModuleDict", modules):
+            self[key] = module
 
 
-def _param_line(k, p, type_text) -> str:
-    if isinstance(p, Tensor):
-        size_str = "x".join(str(s) for s in p.size())
-        kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"  ({k}): {kind} containing: [{type_text(p)} of size {size_str}]"
-    return f"  ({k}): Object of type: {type(p).__name__}"
+def _entry_line(key, value, tensor_type) -> str:
+    """One line of a ParameterList / ParameterDict repr."""
+    if not isinstance(value, Tensor):
+        return f"  ({key}): Object of type: {type(value).__name__}"
+    kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+    size = "x".join(str(s) for s in value.shape)
+    return f"  ({key}): {kind} containing: [{tensor_type(value)} of size {size}]"
+
+
+def _as_parameter(value):
+    # plain tensors become Parameters so that they are registered (and trained)
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
 
 
 class ParameterList(Module):
-    """A list of parameters (plain tensors put in are wrapped as Parameters)."""
+    """A list of parameters; plain tensors put in are wrapped as Parameters. It holds values, it computes nothing."""
 
     def __init__(self, values=None) -> None:
         super().__init__()
         self._size = 0
         if values is not None:
-            self += values
-
-    def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx + len(self) if idx < 0 else idx)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            out = self.__class__()
-            for i in range(*idx.indices(len(self))):
-                out.append(self[i])
-            return out
-        return getattr(self, self._get_abs_string_index(idx))
-
-    def __setitem__(self, idx: int, param) -> None:
-        idx = self._get_abs_string_index(idx)
-        if isinstance(param, Tensor) and not isinstance(param, Parameter):
-            param = Parameter(param)
-        setattr(self, idx, param)
+            self.extend(values)
 
     def __len__(self) -> int:
         return self._size
 
     def __iter__(self):
-        return iter(self[i] for i in range(len(self)))
+        return (self[i] for i in range(len(self)))
+
+    def __dir__(self):
+        return [name for name in super().__dir__() if not name.isdigit()]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_position(self, idx)))
+
+    def __setitem__(self, idx: int, param) -> None:
+        setattr(self, str(_position(self, idx)), _as_parameter(param))
 
     def __iadd__(self, parameters) -> "ParameterList":
         return self.extend(parameters)
 
-    def __dir__(self):
-        return [k for k in super().__dir__() if not k.isdigit()]
-
     def append(self, value) -> "ParameterList":
-        new_idx = len(self)
         self._size += 1
-        self[new_idx] = value
+        self[self._size - 1] = value
         return self
 
     def extend(self, values) -> "ParameterList":
-        if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
-            raise TypeError("ParameterList.extend should be called with an iterable, but got "
-                            + type(values).__name__)
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
+                            f"{type(values).__name__} (to add one tensor, use append)")
         for value in values:
             self.append(value)
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(_param_line(k, p, lambda t: repr(t.dtype)) for k, p in enumerate(self))
+        return "\n".join(_entry_line(i, p, lambda t: repr(t.dtype)) for i, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("ParameterList should not be called.")
+        raise RuntimeError("ParameterList should not be called. It only stores parameters: index it, or iterate "
+                           "over it, inside your own forward().")
 
 
 class ParameterDict(Module):
-    """An ordered dict of parameters (plain tensors put in are wrapped as Parameters)."""
+    """A dict of parameters (string keys); plain tensors put in are wrapped as Parameters."""
 
     def __init__(self, parameters=None) -> None:
         super().__init__()
-        self._keys: dict = {}
+        self._keys: dict = {}  # the keys in order (the values live in the module's tables)
         if parameters is not None:
             self.update(parameters)
 
-    def _key_to_attr(self, key) -> str:
+    @staticmethod
+    def _checked(key) -> str:
         if not isinstance(key, str):
             raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a string (type is "
-                            f"'{type(key).__name__}'). Open an issue on github if you need non-string keys.")
+                            f"'{type(key).__name__}'): the keys become attribute names, so they must be strings.")
         return key
 
     def __getitem__(self, key: str):
-        return getattr(self, self._key_to_attr(key))
+        return getattr(self, self._checked(key))
 
     def __setitem__(self, key: str, value) -> None:
         self._keys[key] = None
-        attr = self._key_to_attr(key)
-        if isinstance(value, Tensor) and not isinstance(value, Parameter):
-            value = Parameter(value)
-        setattr(self, attr, value)
+        setattr(self, self._checked(key), _as_parameter(value))
 
     def __delitem__(self, key: str) -> None:
         del self._keys[key]
-        delattr(self, self._key_to_attr(key))
+        delattr(self, self._checked(key))
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -390,38 +331,8 @@ class ParameterDict(Module):
     def __reversed__(self):
         return reversed(self._keys)
 
-    def copy(self) -> "ParameterDict":
-        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
-
     def __contains__(self, key: str) -> bool:
         return key in self._keys
-
-    def setdefault(self, key: str, default=None):
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-    def clear(self) -> None:
-        for k in self._keys.copy():
-            del self[k]
-
-    def pop(self, key: str):
-        v = self[key]
-        del self[key]
-        return v
-
-    def popitem(self):
-        k, _ = self._keys.popitem()
-        self._keys[k] = None
-        val = self[k]
-        del self[k]
-        return k, val
-
-    def get(self, key: str, default=None):
-        return self[key] if key in self else default
-
-    def fromkeys(self, keys, default=None) -> "ParameterDict":
-        return ParameterDict((k, default) for k in keys)
 
     def keys(self):
         return self._keys.keys()
@@ -432,41 +343,56 @@ class ParameterDict(Module):
     def values(self):
         return (self[k] for k in self._keys)
 
+    def get(self, key: str, default=None):
+        return self[key] if key in self else default
+
+    def setdefault(self, key: str, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str):
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self) -> "ParameterDict":
+        return ParameterDict(OrderedDict(self.items()))
+
+    def fromkeys(self, keys, default=None) -> "ParameterDict":
+        return ParameterDict((k, default) for k in keys)
+
     def update(self, parameters) -> None:
-        if not isinstance(parameters, container_abcs.Iterable):
-            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
-                            + type(parameters).__name__)
-        if isinstance(parameters, (OrderedDict, ParameterDict)):
-            for key, parameter in parameters.items():
-                self[key] = parameter
-        elif isinstance(parameters, container_abcs.Mapping):
-            for key, parameter in sorted(parameters.items()):
-                self[key] = parameter
-        else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
-                                    + type(p).__name__)
-                if len(p) != 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j) + " has length "
-                                     + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+        pairs = _pairs("ParameterDict", parameters)
+        if isinstance(parameters, Mapping) and not isinstance(parameters, OrderedDict):
+            pairs.sort(key=lambda kv: kv[0])  # a plain dict is taken in key order, as torch does
+        for key, value in pairs:
+            self[key] = value
 
     def extra_repr(self) -> str:
-        return "\n".join(_param_line(k, p, _typename) for k, p in self.items())
+        return "\n".join(_entry_line(k, p, _typename) for k, p in self.items())
 
     def __call__(self, input):
-        raise RuntimeError("ParameterDict should not be called.")
+        raise RuntimeError("ParameterDict should not be called. It only stores parameters: look them up by key "
+                           "inside your own forward().")
 
     def __or__(self, other: "ParameterDict") -> "ParameterDict":
-        copy = self.copy()
-        copy.update(other)
-        return copy
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
     def __ror__(self, other: "ParameterDict") -> "ParameterDict":
-        copy = other.copy()
-        copy.update(self)
-        return copy
+        merged = other.copy()
+        merged.update(self)
+        return merged
 
     def __ior__(self, other: "ParameterDict") -> "ParameterDict":
         self.update(other)

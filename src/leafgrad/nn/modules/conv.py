@@ -1,125 +1,114 @@
-"""Conv1d and Conv2d (stride, padding incl. 'same'/'valid', dilation, groups, bias, padding_mode)."""
+"""Conv1d and Conv2d: learned filters slid over the last one or two dims of (N, C, ...) inputs.
+
+Both share one implementation; only the number of spatial dims and the functional op
+differ. ``padding`` may be a number, a tuple, ``'valid'`` (none) or ``'same'`` (output
+as large as the input, stride 1 only). ``padding_mode`` other than ``'zeros'`` pads the
+input explicitly with ``F.pad`` first, then convolves without padding.
+"""
 from __future__ import annotations
 
-import math
-
-from ..._creation import empty
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
-from .linear import factory
-from .module import Module
+from .linear import _reset_fan_in_uniform, _weight_and_bias
+from .module import Module, _changed, _settings
 
 __all__ = ["Conv1d", "Conv2d"]
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
-def _ntuple(x, n: int) -> tuple:
-    if isinstance(x, (tuple, list)):
-        return tuple(x)
-    return (x,) * n
+
+def _explicit_padding(padding, kernel_size: tuple, dilation: tuple) -> list[int]:
+    """``padding`` as F.pad wants it: (before, after) pairs, last spatial dim first.
+
+    For 'same', the ``dilation * (kernel - 1)`` cells of padding are split with the odd
+    one after, which is where torch puts it.
+    """
+    pads = []
+    for i in reversed(range(len(kernel_size))):
+        if padding == "valid":
+            before = after = 0
+        elif padding == "same":
+            total = dilation[i] * (kernel_size[i] - 1)
+            before, after = total // 2, total - total // 2
+        else:
+            before = after = padding[i]
+        pads += [before, after]
+    return pads
 
 
 class _ConvNd(Module):
-    _nd = 2
+    """The shared implementation; a subclass sets the number of spatial dims and the functional op."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride, padding, dilation, groups: int,
-                 bias: bool, padding_mode: str, device=None, dtype=None) -> None:
+    _spatial_dims = 2
+    _function = None  # F.conv1d / F.conv2d, set by each subclass
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
         super().__init__()
-        n = self._nd
-        kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
-        if not isinstance(padding, str):
-            padding = _ntuple(padding, n)
+        n = self._spatial_dims
+        name = type(self).__name__
         if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+            raise ValueError(f"groups must be a positive integer (got groups={groups} in {name})")
+        for label, channels in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if channels % groups:
+                raise ValueError(f"{label} must be divisible by groups")
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        modes = {"zeros", "reflect", "replicate", "circular"}
-        if padding_mode not in modes:
-            raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}; "
+                                 "or give the padding as a number or a tuple")
+        else:
+            padding = F._tuple(padding, n, "padding")
+        stride = F._tuple(stride, n, "stride")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
-        self.kernel_size = kernel_size
+        self.kernel_size = F._tuple(kernel_size, n, "kernel_size")
         self.stride = stride
         self.padding = padding
-        self.dilation = dilation
+        self.dilation = F._tuple(dilation, n, "dilation")
         self.transposed = False
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
-        # F.pad's order: last dim first, (left, right) each
-        rev = []
-        for i in range(n - 1, -1, -1):
-            if isinstance(padding, str):
-                total = dilation[i] * (kernel_size[i] - 1) if padding == "same" else 0
-                rev += [total // 2, total - total // 2]
-            else:
-                rev += [padding[i], padding[i]]
-        self._reversed_padding_repeated_twice = rev
-        self.weight = Parameter(empty((out_channels, in_channels // groups) + kernel_size, **factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(empty(out_channels, **factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        self._explicit_padding = _explicit_padding(padding, self.kernel_size, self.dilation)
+        _weight_and_bias(self, (out_channels, in_channels // groups, *self.kernel_size), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_fan_in_uniform(self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
-        if self.groups != 1:
-            s += ", groups={groups}"
+        n = self._spatial_dims
+        # after the four always shown, only what differs from the default, in torch's order
+        optional = _changed(self, padding=(0,) * n, dilation=(1,) * n, output_padding=(0,) * n, groups=1)
         if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
+            optional["bias"] = False
+        optional.update(_changed(self, padding_mode="zeros"))
+        return _settings(self.in_channels, self.out_channels, kernel_size=self.kernel_size, stride=self.stride,
+                         **optional)
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv1d if self._nd == 1 else F.conv2d
-        if self.padding_mode != "zeros":
-            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
-        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+        if self.padding_mode == "zeros":
+            return self._function(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+        padded = F.pad(input, self._explicit_padding, mode=self.padding_mode)
+        return self._function(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv1d(_ConvNd):
-    """1-d convolution over (N, C, L) (or unbatched (C, L)) inputs."""
+    """Filters over the last dim of (N, C_in, L) or unbatched (C_in, L) inputs."""
 
-    _nd = 1
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype)
+    _spatial_dims = 1
+    _function = staticmethod(F.conv1d)
 
 
 class Conv2d(_ConvNd):
-    """2-d convolution over (N, C, H, W) (or unbatched (C, H, W)) inputs."""
+    """Filters over the last two dims of (N, C_in, H, W) or unbatched (C_in, H, W) inputs."""
 
-    _nd = 2
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype)
+    _spatial_dims = 2
+    _function = staticmethod(F.conv2d)

@@ -1,40 +1,48 @@
-"""Dropout, Dropout1d, Dropout2d: active in training mode only."""
+"""Dropout layers: a regulariser that is on in ``train()`` mode and a no-op in ``eval()`` mode.
+
+During training each element (Dropout) or each whole channel (Dropout1d/2d) is zeroed
+with probability ``p`` and the survivors are scaled by ``1 / (1 - p)``, so the expected
+activation is the same in both modes and nothing has to be rescaled at test time.
+"""
 from __future__ import annotations
 
 from .. import functional as F
-from .module import Module
+from .module import Module, _settings
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d"]
 
 
-class _DropoutNd(Module):
+class _Dropout(Module):
+    _function = None  # the nn.functional op, set by each subclass
+
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p} ({type(self).__name__} "
+                             "takes the probability of zeroing, not of keeping)")
         self.p = p
         self.inplace = inplace
 
+    def forward(self, input):
+        return self._function(input, self.p, self.training, self.inplace)
+
     def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
+        return _settings(p=self.p, inplace=self.inplace)
 
 
-class Dropout(_DropoutNd):
-    """Zeroes each element with probability p in training, scaling the rest by 1/(1-p)."""
+class Dropout(_Dropout):
+    """Zeroes single elements."""
 
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-
-class Dropout1d(_DropoutNd):
-    """Zeroes whole channels of (N, C, L) inputs."""
-
-    def forward(self, input):
-        return F.dropout1d(input, self.p, self.training, self.inplace)
+    _function = staticmethod(F.dropout)
 
 
-class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of (N, C, H, W) inputs."""
+class Dropout1d(_Dropout):
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs, for features that are correlated along L."""
 
-    def forward(self, input):
-        return F.dropout2d(input, self.p, self.training, self.inplace)
+    _function = staticmethod(F.dropout1d)
+
+
+class Dropout2d(_Dropout):
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) inputs: neighbouring pixels are too alike to drop alone."""
+
+    _function = staticmethod(F.dropout2d)

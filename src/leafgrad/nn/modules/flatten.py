@@ -1,43 +1,41 @@
-"""Flatten and Unflatten."""
+"""Flatten and Unflatten: reshape layers, for use inside a Sequential (between conv and linear layers)."""
 from __future__ import annotations
 
-from .module import Module
+from .module import Module, _settings
 
-__all__ = ["Flatten", "Unflatten"]
+__all__ = ["Unflatten", "Flatten"]
 
 
 class Flatten(Module):
-    """Flattens dims ``start_dim..end_dim`` (by default all but the batch dim)."""
+    """Merge dims ``start_dim`` to ``end_dim`` into one; by default everything but the batch dim."""
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
+        self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
+        return input.flatten(start_dim=self.start_dim, end_dim=self.end_dim)
 
     def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+        return _settings(start_dim=self.start_dim, end_dim=self.end_dim)
 
 
 class Unflatten(Module):
-    """Expands dim ``dim`` into ``unflattened_size``."""
+    """Split dim ``dim`` into the shape ``unflattened_size`` (the inverse of Flatten)."""
 
     def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
-        if isinstance(unflattened_size, (tuple, list)):
-            for idx, elem in enumerate(unflattened_size):
-                if not isinstance(elem, int):
-                    raise TypeError("unflattened_size must be tuple of ints, but found element of type "
-                                    f"{type(elem).__name__} at pos {idx}")
-        else:
-            raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(unflattened_size).__name__}")
-        self.dim = dim
-        self.unflattened_size = unflattened_size
+        if not isinstance(unflattened_size, (tuple, list)):
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}, e.g. Unflatten(1, (C, H, W))")
+        for pos, size in enumerate(unflattened_size):
+            if not isinstance(size, int):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element of type "
+                                f"{type(size).__name__} at pos {pos}")
+        self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input):
-        return input.unflatten(self.dim, self.unflattened_size)
+        return input.unflatten(self.dim, tuple(self.unflattened_size))
 
     def extra_repr(self) -> str:
-        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+        return _settings(dim=self.dim, unflattened_size=self.unflattened_size)

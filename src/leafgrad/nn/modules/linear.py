@@ -1,24 +1,45 @@
-"""Identity, Linear and Bilinear."""
+"""Identity, Linear and Bilinear: the affine layers.
+
+Weights are created empty and filled by ``reset_parameters()`` with torch's default
+initialisation, so a model built here starts from the same distribution as the same
+model built with torch (the random numbers themselves differ).
+"""
 from __future__ import annotations
 
 import math
 
-from ..._creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from .module import Module
+from ..parameter import _uninitialized
+from .module import Module, _settings
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
-def factory(device=None, dtype=None) -> dict:
-    """The ``device=`` / ``dtype=`` keyword arguments every layer accepts, for ``empty``."""
-    return {"device": device, "dtype": dtype}
+def _reset_fan_in_uniform(weight, bias) -> None:
+    """The default for Linear and Conv: uniform weights and bias within +-1/sqrt(fan_in).
+
+    For the weight that bound comes out of ``kaiming_uniform_`` with ``a=sqrt(5)``
+    (gain sqrt(2 / 6), times sqrt(3) for a uniform distribution's std).
+    """
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in = init._calculate_fan_in_and_fan_out(weight)[0]
+        bound = 1 / math.sqrt(fan_in) if fan_in else 0  # no inputs: nothing to scale by
+        init.uniform_(bias, -bound, bound)
+
+
+def _weight_and_bias(module: Module, weight_shape: tuple, bias: bool, device, dtype) -> None:
+    """Create ``module.weight`` and ``module.bias`` (registered as None when ``bias=False``)."""
+    module.weight = _uninitialized(weight_shape, device, dtype)
+    if bias:
+        module.bias = _uninitialized((weight_shape[0],), device, dtype)
+    else:
+        module.register_parameter("bias", None)
 
 
 class Identity(Module):
-    """Returns its input; takes (and ignores) any constructor arguments."""
+    """Returns its input unchanged; accepts any constructor arguments so it can stand in for another layer."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
@@ -28,72 +49,53 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """``y = x @ weight.T + bias`` with weight (out_features, in_features)."""
-
-    __constants__ = ["in_features", "out_features"]
+    """``y = x @ weight.T + bias``, with ``weight`` of shape (out_features, in_features)."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), **factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(empty(out_features, **factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        self.in_features, self.out_features = in_features, out_features
+        _weight_and_bias(self, (out_features, in_features), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # torch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for both weight and bias
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        return _settings(in_features=self.in_features, out_features=self.out_features, bias=self.bias is not None)
 
 
 class NonDynamicallyQuantizableLinear(Linear):
-    """The name MultiheadAttention's out_proj carries in torch."""
+    """A Linear under another name: the class of MultiheadAttention's ``out_proj``, so its repr matches torch's."""
 
 
-class LazyLinear(Linear):  # pragma: no cover - placeholder name for code that imports it
+class LazyLinear(Linear):  # pragma: no cover - only here so that code importing the name gets a clear error
     def __init__(self, *args, **kwargs) -> None:
-        raise NotImplementedError("leafgrad has no lazy modules: give Linear its in_features")
+        raise NotImplementedError("leafgrad has no lazy modules: give Linear its in_features "
+                                  "(for example x.shape[-1] of one batch)")
 
 
 class Bilinear(Module):
-    """``y = x1^T A x2 + b`` with weight (out_features, in1_features, in2_features)."""
-
-    __constants__ = ["in1_features", "in2_features", "out_features"]
+    """``y[k] = x1 @ weight[k] @ x2 + bias[k]``, with ``weight`` of shape (out, in1, in2)."""
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None) -> None:
         super().__init__()
-        self.in1_features = in1_features
-        self.in2_features = in2_features
-        self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features), **factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(empty(out_features, **factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        bound = 1 / math.sqrt(self.weight.size(1))
-        init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
+        bound = 1 / math.sqrt(self.in1_features)  # torch scales by the first input's size only
+        for p in (self.weight, self.bias):
+            if p is not None:
+                init.uniform_(p, -bound, bound)
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return _settings(in1_features=self.in1_features, in2_features=self.in2_features,
+                         out_features=self.out_features, bias=self.bias is not None)

@@ -1,4 +1,11 @@
-"""Loss modules: each holds its options (and, for the weighted ones, a ``weight`` buffer)."""
+"""Loss modules: each one is an ``nn.functional`` loss plus the options it is called with.
+
+A loss module holds its options (``reduction``, ``ignore_index``, ...) so that a training
+loop can build the criterion once and call ``criterion(output, target)``. Every option
+given to the base class is stored as an attribute and passed on to the function by
+keyword. Class weights are registered as buffers, so they follow ``model.to(dtype)`` and
+appear in the state_dict, as in torch.
+"""
 from __future__ import annotations
 
 from .. import functional as F
@@ -9,80 +16,92 @@ __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss",
 
 
 class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+    _function = None  # the nn.functional loss, set by each subclass
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", *, buffers: dict | None = None,
+                 **options) -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
+        if size_average is not None or reduce is not None:  # the legacy flags, translated (with a warning)
             reduction = F._reduction("mean", size_average, reduce)
         self.reduction = reduction
+        for name, value in (buffers or {}).items():
+            self.register_buffer(name, value)
+        for name, value in options.items():
+            setattr(self, name, value)
+        self._passed = ("reduction", *(buffers or {}), *options)
+
+    def forward(self, input, target):
+        return self._function(input, target, **{name: getattr(self, name) for name in self._passed})
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
+    """A loss with an optional per-class ``weight`` (a buffer)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", **options) -> None:
+        super().__init__(size_average, reduce, reduction, buffers={"weight": weight}, **options)
 
 
 class L1Loss(_Loss):
-    def forward(self, input, target):
-        return F.l1_loss(input, target, reduction=self.reduction)
+    """Mean (or sum) absolute error."""
+
+    _function = staticmethod(F.l1_loss)
 
 
 class MSELoss(_Loss):
-    def forward(self, input, target):
-        return F.mse_loss(input, target, reduction=self.reduction)
+    """Mean (or sum) squared error."""
+
+    _function = staticmethod(F.mse_loss)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.beta = beta
+    """Squared error below ``beta``, absolute error above it (scaled by 1/beta), so outliers pull less."""
 
-    def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+    _function = staticmethod(F.smooth_l1_loss)
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction, beta=beta)
 
 
 class HuberLoss(_Loss):
-    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
-        super().__init__(reduction=reduction)
-        self.delta = delta
+    """Squared error below ``delta``, linear above it; SmoothL1Loss times ``delta``."""
 
-    def forward(self, input, target):
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+    _function = staticmethod(F.huber_loss)
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(None, None, reduction, delta=delta)
 
 
 class NLLLoss(_WeightedLoss):
+    """Negative log likelihood of class indices, given log-probabilities (pair it with LogSoftmax)."""
+
+    _function = staticmethod(F.nll_loss)
+
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean") -> None:
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-
-    def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+        super().__init__(weight, size_average, reduce, reduction, ignore_index=ignore_index)
 
 
 class CrossEntropyLoss(_WeightedLoss):
+    """LogSoftmax and NLLLoss in one step, from raw scores (logits); targets are class indices or probabilities."""
+
+    _function = staticmethod(F.cross_entropy)
+
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        super().__init__(weight, size_average, reduce, reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 class BCELoss(_WeightedLoss):
-    def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+    """Binary cross-entropy of probabilities in [0, 1] (after a Sigmoid)."""
+
+    _function = staticmethod(F.binary_cross_entropy)
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
-        self.register_buffer("pos_weight", pos_weight)
+    """Sigmoid and BCELoss in one numerically stable step; ``pos_weight`` up-weights the positive class."""
 
-    def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
+    _function = staticmethod(F.binary_cross_entropy_with_logits)
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
+        super().__init__(size_average, reduce, reduction, buffers={"weight": weight, "pos_weight": pos_weight})

@@ -1,368 +1,362 @@
-"""``nn.Module``: the container of parameters, buffers and submodules, with torch's behaviour.
+"""``nn.Module``: a tree of layers that owns parameters, buffers and child modules.
 
-Attribute assignment routes a Parameter into ``_parameters``, a Module into ``_modules``
-and a registered buffer into ``_buffers`` (``__setattr__``); reading falls back to those
-dicts (``__getattr__``). Everything else (``state_dict``, ``to``, ``train``, hooks,
-``repr``) walks that tree the way torch does, with torch's messages.
+How it is built, and why
+------------------------
+A module keeps three tables in its ``__dict__``: ``_parameters``, ``_buffers`` and
+``_modules`` (name -> value). Assigning an attribute files the value in the table its
+type calls for (``__setattr__``); reading a name that is not an ordinary attribute looks
+in the tables (``__getattr__``). Because everything a model owns is in those tables,
+every whole-model operation (listing parameters, ``state_dict``, ``to(dtype)``,
+``train()``, ``repr``) is one walk over the tree of ``_modules``.
+
+Hooks are kept in the same weakly-referenceable ordered dicts that tensor hooks use, so a
+handle's ``remove()`` works the same everywhere.
 """
 from __future__ import annotations
 
-import itertools
-import weakref
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 from typing import Any, Callable, Iterator
+
+import numpy as np
 
 from ... import _dtype as D
 from ..._backend import backend_for_device, device as Device
 from ..._tensor import Tensor
+from ...autograd.graph import _HookDict, _add_hook, _legacy_type_name
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "_IncompatibleKeys", "_addindent"]
+__all__ = ["Module"]
+
+_TABLES = ("_parameters", "_buffers", "_modules")
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_state_dict_hooks", "_load_state_dict_post_hooks")
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys the model wanted but did not get, and the reverse."""
+
     __slots__ = ()
 
     def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
+        if self.missing_keys or self.unexpected_keys:
+            return super().__repr__()
+        return "<All keys matched successfully>"
 
     __str__ = __repr__
 
 
-def _addindent(s_: str, num_spaces: int) -> str:
-    lines = s_.split("\n")
-    if len(lines) == 1:
-        return s_
-    first = lines.pop(0)
-    lines = [(num_spaces * " ") + line if line.strip() else "" for line in lines]
-    return first + "\n" + "\n".join(lines)
+def _indent(text: str, spaces: int, blank_empty_lines: bool = False) -> str:
+    """Shift every line but the first right by ``spaces`` (a child's repr nested in its parent's)."""
+    first, *rest = text.split("\n")
+    pad = " " * spaces
+    if blank_empty_lines:
+        rest = [pad + line if line.strip() else "" for line in rest]
+    else:
+        rest = [pad + line for line in rest]
+    return "\n".join([first, *rest])
 
 
 def _typename(obj) -> str:
+    """The type name torch prints in its assignment errors ('torch.FloatTensor', 'int', 'pkg.Cls')."""
     if isinstance(obj, Tensor):
-        from ...autograd.graph import _legacy_type_name
         return _legacy_type_name(obj.dtype)
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", None) else f"{module}.{name}"
+    cls = type(obj)
+    return cls.__qualname__ if cls.__module__ in (None, "builtins") else f"{cls.__module__}.{cls.__qualname__}"
 
 
-class RemovableHandle:
-    """Handle returned by the hook registrations; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None) -> None:
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._ids)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in (extra_dict or ()))
-
-    def remove(self) -> None:
-        d = self.hooks_dict_ref()
-        if d is not None and self.id in d:
-            del d[self.id]
-        for ref in self.extra_dict_ref:
-            extra = ref()
-            if extra is not None and self.id in extra:
-                del extra[self.id]
-
-    def __enter__(self) -> "RemovableHandle":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
+def _settings(*positional, **named) -> str:
+    """``a, b, name=value, ...``: the shape of almost every layer's extra_repr."""
+    return ", ".join([*map(str, positional), *(f"{name}={value}" for name, value in named.items())])
 
 
-class _WeakDict(OrderedDict):
-    """OrderedDict that a weakref can point to (hook handles hold their dict weakly)."""
+def _changed(module, **defaults) -> dict:
+    """The attributes of ``module`` that differ from the given defaults (what a compact repr shows)."""
+    return {name: getattr(module, name) for name, default in defaults.items() if getattr(module, name) != default}
+
+
+def _joined(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
-    raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+    name = type(self).__name__
+    raise NotImplementedError(f'Module [{name}] is missing the required "forward" function: define '
+                              f"{name}.forward(self, ...) to say what calling the module computes")
+
+
+def _as_tensor(value):
+    """A checkpoint entry as a leafgrad Tensor (leafgrad tensors, NumPy arrays, torch tensors, numbers); else None."""
+    if isinstance(value, Tensor):
+        return value
+    if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    if isinstance(value, (np.ndarray, np.generic, float, int)):
+        return Tensor._make(np.asarray(value))
+    return None
 
 
 class Module:
-    """Base class for all neural network modules."""
+    """The base class of every layer and model: subclass it, create parts in ``__init__``, define ``forward``."""
 
     training: bool
-    _version: int = 1
+    _version: int = 1  # stored in state_dict metadata, so subclasses can upgrade old checkpoints
     call_super_init: bool = False
 
     def __init__(self, *args, **kwargs) -> None:
+        cls = type(self).__name__
         if kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
+            raise TypeError(f"{cls}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}': "
+                            f"nn.Module.__init__ takes no arguments, so {cls}.__init__ should use its own arguments "
+                            "and call super().__init__() without them")
         if args:
-            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} "
-                            "were given")
-        d = self.__dict__
-        d["training"] = True
-        d["_parameters"] = {}
-        d["_buffers"] = {}
-        d["_non_persistent_buffers_set"] = set()
-        d["_forward_hooks"] = _WeakDict()
-        d["_forward_hooks_with_kwargs"] = _WeakDict()
-        d["_forward_hooks_always_called"] = _WeakDict()
-        d["_forward_pre_hooks"] = _WeakDict()
-        d["_forward_pre_hooks_with_kwargs"] = _WeakDict()
-        d["_state_dict_hooks"] = _WeakDict()
-        d["_load_state_dict_post_hooks"] = _WeakDict()
-        d["_modules"] = {}
+            raise TypeError(f"{cls}.__init__() takes 1 positional argument but {len(args) + 1} were given: "
+                            f"nn.Module.__init__ takes no arguments, so call super().__init__() without them")
+        state = self.__dict__  # written directly: __setattr__ needs these tables to exist first
+        state["training"] = True
+        for table in _TABLES:
+            state[table] = {}
+        state["_non_persistent_buffers_set"] = set()
+        for table in _HOOK_TABLES:
+            state[table] = _HookDict()
+        state["_hook_flags"] = {}  # hook id -> {"kwargs", "always"}: how that forward (pre-)hook is called
 
     forward: Callable[..., Any] = _forward_unimplemented
 
-    # ------------------------------------------------------------------ registration
-    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
+    # ------------------------------------------------------------------ registering members
+    def _require_init(self, what: str) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call: call super().__init__() at "
+                                 f"the start of {type(self).__name__}.__init__")
+
+    def _check_member_name(self, kind: str, name, table: str) -> None:
+        """The rules every registered name obeys: a non-empty string without dots, not taken by another attribute."""
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
+            raise KeyError(f"{kind} name can't contain \".\", got: {name} (dots separate the levels of "
+                           "state_dict keys; use '_' instead)")
         if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[table]:
+            raise KeyError(f"attribute '{name}' already exists on {type(self).__name__}: pick another {kind} name, "
+                           "or delete the attribute first")
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep ``tensor`` with the module: it follows ``to()`` and, if persistent, is saved in the state_dict."""
+        self._require_init("buffer")
+        self._check_member_name("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
+        self._mark_persistent(name, persistent)
+
+    def _mark_persistent(self, name: str, persistent: bool) -> None:
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
-        if param is None:
-            self._parameters[name] = None
-        elif not isinstance(param, Parameter):
+        """File ``param`` under ``name``; ``None`` reserves the name (as ``bias=False`` layers do)."""
+        self._require_init("parameter")
+        self._check_member_name("parameter", name, "_parameters")
+        if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
-        elif param.grad_fn is not None:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
-                             f"created explicitly. To express '{name}' as a function of another Tensor, compute "
-                             "the value in the forward() method.")
-        else:
-            self._parameters[name] = param
+                            "(torch.nn.Parameter or None required): wrap it as nn.Parameter(tensor), or use "
+                            "register_buffer for state that is not trained")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. A parameter must be a leaf "
+                             f"the optimiser can update: create it from data (nn.Parameter(t.detach())), or compute "
+                             f"'{name}' from other tensors inside forward() instead.")
+        self._parameters[name] = param
 
     def add_module(self, name: str, module: "Module | None") -> None:
-        if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
-        if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
-        if hasattr(self, name) and name not in self._modules:
-            raise KeyError(f"attribute '{name}' already exists")
-        if "." in name:
-            raise KeyError(f'module name can\'t contain ".", got: {name}')
-        if name == "":
-            raise KeyError('module name can\'t be empty string ""')
+        """Make ``module`` a child: its parameters and buffers become part of this module's."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass, so it cannot be added as child '{name}'")
+        self._require_init("module")
+        self._check_member_name("module", name, "_modules")
         self._modules[name] = module
 
     def register_module(self, name: str, module: "Module | None") -> None:
         self.add_module(name, module)
 
+    def _lookup(self, target: str, kind: str):
+        """Follow a dotted path: the module that holds the last name, and that name's value."""
+        owner_path, _, leaf = target.rpartition(".")
+        owner = self.get_submodule(owner_path)
+        if not hasattr(owner, leaf):
+            raise AttributeError(f"{owner._get_name()} has no attribute `{leaf}` (looking up the {kind} '{target}')")
+        return owner, getattr(owner, leaf)
+
     def get_submodule(self, target: str) -> "Module":
-        if target == "":
-            return self
-        mod = self
-        for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError("`" + item + "` is not an nn.Module")
-        return mod
+        module = self
+        for part in target.split(".") if target else ():
+            if not hasattr(module, part):
+                raise AttributeError(f"{module._get_name()} has no attribute `{part}` (looking up the submodule "
+                                     f"'{target}'; named_modules() lists the valid paths)")
+            module = getattr(module, part)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module, so '{target}' names no submodule")
+        return module
 
     def get_parameter(self, target: str) -> Parameter:
-        module_path, _, param_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, param_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
-        param = getattr(mod, param_name)
-        if not isinstance(param, Parameter):
-            raise AttributeError("`" + param_name + "` is not an nn.Parameter")
-        return param
+        _, value = self._lookup(target, "parameter")
+        if not isinstance(value, Parameter):
+            raise AttributeError(f"`{target.rpartition('.')[2]}` is not an nn.Parameter (named_parameters() lists "
+                                 "the parameters)")
+        return value
 
     def get_buffer(self, target: str) -> Tensor:
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-        buffer = getattr(mod, buffer_name)
-        if buffer_name not in mod._buffers:
-            raise AttributeError("`" + buffer_name + "` is not a buffer")
-        return buffer
+        owner, value = self._lookup(target, "buffer")
+        leaf = target.rpartition(".")[2]
+        if leaf not in owner._buffers:
+            raise AttributeError(f"`{leaf}` is not a buffer (named_buffers() lists the buffers)")
+        return value
 
     # ------------------------------------------------------------------ attribute routing
     def __getattr__(self, name: str):
-        d = self.__dict__
-        if "_parameters" in d:
-            params = d["_parameters"]
-            if name in params:
-                return params[name]
-        if "_buffers" in d:
-            buffers = d["_buffers"]
-            if name in buffers:
-                return buffers[name]
-        if "_modules" in d:
-            modules = d["_modules"]
-            if name in modules:
-                return modules[name]
+        # only reached when ordinary lookup fails: look in the member tables
+        state = self.__dict__
+        for table in _TABLES:
+            members = state.get(table)
+            if members is not None and name in members:
+                return members[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _forget(self, name: str, *tables: str) -> None:
+        """Drop ``name`` from the instance dict and the given member tables (before it is filed elsewhere)."""
+        self.__dict__.pop(name, None)
+        for table in tables:
+            self.__dict__[table].pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
+
     def __setattr__(self, name: str, value) -> None:
-        d = self.__dict__
-
-        def remove_from(*dicts_or_sets):
-            for dd in dicts_or_sets:
-                if name in dd:
-                    if isinstance(dd, dict):
-                        del dd[name]
-                    else:
-                        dd.discard(name)
-
-        params = d.get("_parameters")
+        state = self.__dict__
+        params, buffers, modules = (state.get(t) for t in _TABLES)
         if isinstance(value, Parameter):
-            if params is None:
-                raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self._require_init("parameters")
+            self._forget(name, "_buffers", "_modules")
             self.register_parameter(name, value)
-            return
-        if params is not None and name in params:
+        elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
-            self.register_parameter(name, value)
-            return
-        modules = d.get("_modules")
-        if isinstance(value, Module):
-            if modules is None:
-                raise AttributeError("cannot assign module before Module.__init__() call")
-            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                                "(torch.nn.Parameter or None expected); to change its values in place, use "
+                                f"`with torch.no_grad(): module.{name}.copy_(value)`")
+            params[name] = None
+        elif isinstance(value, Module):
+            self._require_init("module")
+            self._forget(name, "_parameters", "_buffers")
             modules[name] = value
-            return
-        if modules is not None and name in modules:
+        elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                "(torch.nn.Module or None expected)")
-            modules[name] = value
-            return
-        buffers = d.get("_buffers")
-        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                "(torch.nn.Buffer, torch.Tensor or None expected)")
-            if isinstance(value, Buffer):
-                persistent = value.__dict__.get("persistent", True)
-                remove_from(d, self._parameters, self._modules)
-            else:
-                persistent = name not in self._non_persistent_buffers_set
-            if buffers is None:
-                raise AttributeError("cannot assign buffer before Module.__init__() call")
-            buffers[name] = value
-            if persistent:
-                self._non_persistent_buffers_set.discard(name)
-            else:
-                self._non_persistent_buffers_set.add(name)
-            return
-        object.__setattr__(self, name, value)
+                                f"(torch.nn.Module or None expected); delete it first (del module.{name}) to reuse "
+                                "the name for something else")
+            modules[name] = None
+        elif isinstance(value, Buffer) or (buffers is not None and name in buffers):
+            self._assign_buffer(name, value)
+        else:
+            object.__setattr__(self, name, value)
+
+    def _assign_buffer(self, name: str, value) -> None:
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                            "(torch.nn.Buffer, torch.Tensor or None expected)")
+        self._require_init("buffer")
+        if isinstance(value, Buffer):  # nn.Buffer(t, persistent=...) says how it is saved
+            persistent = value.__dict__.get("persistent", True)
+            self._forget(name, "_parameters", "_modules")
+        else:  # replacing a buffer keeps its persistence
+            persistent = name not in self._non_persistent_buffers_set
+        self._buffers[name] = value
+        self._mark_persistent(name, persistent)
 
     def __delattr__(self, name: str) -> None:
-        if name in self._parameters:
-            del self._parameters[name]
-        elif name in self._buffers:
-            del self._buffers[name]
-            self._non_persistent_buffers_set.discard(name)
-        elif name in self._modules:
-            del self._modules[name]
-        else:
-            object.__delattr__(self, name)
+        for table in _TABLES:
+            if name in self.__dict__[table]:
+                del self.__dict__[table][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
 
     def __dir__(self):
-        attrs = dir(self.__class__) + list(self.__dict__.keys()) + list(self._parameters.keys()) + \
-            list(self._modules.keys()) + list(self._buffers.keys())
-        return sorted(a for a in set(attrs) if not a[0].isdigit())
+        names = set(dir(type(self))) | set(self.__dict__)
+        for table in _TABLES:
+            names.update(self.__dict__[table])
+        return sorted(n for n in names if not n[0].isdigit())
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("_hook_flags", {})  # absent from modules pickled by older leafgrad versions
 
-    # ------------------------------------------------------------------ iteration
-    def _named_members(self, get_members_fn, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
-        memo = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
-        for module_prefix, module in modules:
-            for k, v in get_members_fn(module):
-                if v is None or id(v) in memo:
+    # ------------------------------------------------------------------ walking the tree
+    def _named_members(self, table: str, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """(dotted name, value) of every non-None entry of ``table`` in this module (and below, with recurse)."""
+        owners = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        seen: set[int] = set()
+        for owner_name, owner in owners:
+            for name, value in owner.__dict__[table].items():
+                if value is None or id(value) in seen:
                     continue
-                if remove_duplicate:
-                    memo.add(id(v))
-                yield module_prefix + ("." if module_prefix else "") + k, v
-
-    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, param in self.named_parameters(recurse=recurse):
-            yield param
+                if remove_duplicate:  # a tensor shared by two layers is listed once, under its first name
+                    seen.add(id(value))
+                yield _joined(owner_name, name), value
 
     def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
-        yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix, recurse=recurse,
-                                       remove_duplicate=remove_duplicate)
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
-    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, buf in self.named_buffers(recurse=recurse):
-            yield buf
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
-        yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix, recurse=recurse,
-                                       remove_duplicate=remove_duplicate)
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
-    def children(self) -> Iterator["Module"]:
-        for _, module in self.named_children():
-            yield module
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self):
-        memo = set()
-        for name, module in self._modules.items():
-            if module is not None and id(module) not in memo:
-                memo.add(id(module))
-                yield name, module
+        seen: set[int] = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
 
-    def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
-        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
-            yield module
+    def children(self) -> Iterator["Module"]:
+        return (child for _, child in self.named_children())
 
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
-        if memo is None:
-            memo = set()
-        if id(self) in memo:
+        """This module and every module below it, depth first, each with its dotted path."""
+        memo = set() if memo is None else memo
+        if self in memo:
             return
         if remove_duplicate:
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
-        for name, module in self._modules.items():
-            if module is None:
-                continue
-            sub = prefix + ("." if prefix else "") + name
-            yield from module.named_modules(memo, sub, remove_duplicate)
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(memo, _joined(prefix, name), remove_duplicate)
+
+    def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
+        return (m for _, m in self.named_modules(remove_duplicate=remove_duplicate))
+
+    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+        """Call ``fn`` on every submodule, children before parents (the usual way to run a custom init)."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
 
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode: bool = True) -> "Module":
         if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
+            raise ValueError(f"training mode is expected to be boolean, got {mode!r}: call .train() / .train(False) "
+                             "or .eval()")
         self.training = mode
-        for module in self.children():
-            module.train(mode)
+        for child in self.children():
+            child.train(mode)  # through train(), so a child that overrides it is asked too
         return self
 
     def eval(self) -> "Module":
@@ -374,333 +368,323 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the accumulated gradients: drop them (the default) or fill them with zeros."""
         for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
-
-    def apply(self, fn: Callable[["Module"], None]) -> "Module":
-        for module in self.children():
-            module.apply(fn)
-        fn(self)
-        return self
+            grad = p.grad
+            if grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+                continue
+            if grad.grad_fn is not None:  # a gradient that is itself part of a graph: cut it loose first
+                grad.detach_()
+            else:
+                grad.requires_grad_(False)
+            grad.zero_()
 
     def share_memory(self) -> "Module":
-        return self
+        return self  # one process only: nothing to share
 
     # ------------------------------------------------------------------ dtype and device
     def _apply(self, fn, recurse: bool = True) -> "Module":
+        """Replace every parameter's and buffer's value by ``fn(value)``.
+
+        Parameters keep their identity (only ``.data`` changes), so an optimiser built
+        before ``model.double()`` still updates the model's parameters.
+        """
         if recurse:
-            for module in self.children():
-                module._apply(fn)
-        for key, param in self._parameters.items():
+            for child in self.children():
+                child._apply(fn)
+        for param in self._parameters.values():
             if param is None:
                 continue
             with no_grad():
-                applied = fn(param)
-            param.data = applied  # the Parameter object (and what optimisers hold) stays the same
-            if param.grad is not None:
-                with no_grad():
+                param.data = fn(param)
+                if param.grad is not None:
                     param.grad.data = fn(param.grad)
-        for key, buf in self._buffers.items():
+        for name, buf in self._buffers.items():
             if buf is not None:
-                self._buffers[key] = fn(buf)
+                self._buffers[name] = fn(buf)
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        dtype = kwargs.pop("dtype", None)
-        dev = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, D.dtype):
-                dtype = a
-            elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
-                dev = a if not isinstance(a, int) else f"cuda:{a}"
-            elif a is not None and not isinstance(a, bool):
-                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        """``to(dtype)``, ``to(device)``, ``to(tensor)``: cast the floating-point parameters and buffers."""
+        dev, dtype = _parse_to_arguments(args, kwargs)
         if dev is not None:
             backend_for_device(dev)  # a clear error for 'cuda' without a GPU backend
-        if dtype is not None:
-            dtype = D.to_dtype(dtype)
-            if not (dtype.is_floating_point or dtype.is_complex):
-                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                                f"dtype={dtype!r}")
-
-        def convert(t: Tensor) -> Tensor:
-            if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(dtype)
-            return t
-
-        return self._apply(convert)
+        if dtype is None:
+            return self
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtype!r}; integer buffers (such as num_batches_tracked) keep their dtype "
+                            "anyway, so pass the floating-point dtype you want the weights in")
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
 
     def cpu(self) -> "Module":
         return self.to("cpu")
 
     def cuda(self, device=None) -> "Module":
-        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+        if device is None:
+            return self.to("cuda")
+        return self.to(f"cuda:{device}" if isinstance(device, int) else device)
 
     def type(self, dst_type) -> "Module":
-        dt = D.to_dtype(dst_type)
-        return self._apply(lambda t: t.to(dt))
+        """Cast every parameter and buffer (integer ones too) to ``dst_type``."""
+        dtype = D.to_dtype(dst_type)
+        return self._apply(lambda t: t.to(dtype))
+
+    def _cast_floating(self, dtype) -> "Module":
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> "Module":
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+        return self._cast_floating(D.float32)
 
     def double(self) -> "Module":
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+        return self._cast_floating(D.float64)
 
     def half(self) -> "Module":
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        return self._cast_floating(D.float16)
 
     def bfloat16(self) -> "Module":
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+        return self._cast_floating(D.bfloat16)
 
     # ------------------------------------------------------------------ hooks and calling
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=(self._forward_pre_hooks_with_kwargs,))
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
+    def _add_forward_hook(self, table: _HookDict, hook, prepend: bool, **flags: bool):
+        handle = _add_hook(table, hook)
         if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+            table.move_to_end(handle.id, last=False)
+        live = set(self._forward_pre_hooks) | set(self._forward_hooks)
+        self._hook_flags = {i: f for i, f in self._hook_flags.items() if i in live}  # forget removed hooks
+        chosen = {flag for flag, on in flags.items() if on}
+        if chosen:
+            self._hook_flags[handle.id] = chosen
         return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """``hook(module, args)`` (or ``hook(module, args, kwargs)``) runs before forward and may replace its inputs."""
+        return self._add_forward_hook(self._forward_pre_hooks, hook, prepend, kwargs=with_kwargs)
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False):
-        handle = RemovableHandle(self._forward_hooks, extra_dict=(self._forward_hooks_with_kwargs,
-                                                                  self._forward_hooks_always_called))
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        """``hook(module, args, output)`` runs after forward and may replace the output."""
+        return self._add_forward_hook(self._forward_hooks, hook, prepend, kwargs=with_kwargs, always=always_call)
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
-            return self.forward(*args, **kwargs)  # the fast path: no hooks
-        return self._call_with_hooks(args, kwargs)
-
-    def _call_with_hooks(self, args, kwargs):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if isinstance(res, tuple) and len(res) == 2:
-                        args, kwargs = res
-                    else:
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {res}.")
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        called = set()
-        result = None
-        try:
-            result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    res = hook(self, args, kwargs, result)
-                else:
-                    res = hook(self, args, result)
-                if res is not None:
-                    result = res
-        except Exception:
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, result)
-                        else:
-                            hook(self, args, result)
-                    except Exception:
-                        continue
-            raise
-        return result
+        if self._forward_hooks or self._forward_pre_hooks:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)  # the common case costs one check
 
     _call_impl = __call__
 
+    def _flags(self, hook_id: int) -> set:
+        return self._hook_flags.get(hook_id, ())
+
+    def _run_pre_hooks(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if "kwargs" not in self._flags(hook_id):
+                out = hook(self, args)
+                if out is not None:
+                    args = out if isinstance(out, tuple) else (out,)
+                continue
+            out = hook(self, args, kwargs)
+            if out is None:
+                continue
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), but "
+                                   f"got {out}. (A hook registered with with_kwargs=True replaces both at once.)")
+            args, kwargs = out
+        return args, kwargs
+
+    def _run_post_hook(self, hook_id: int, hook, args: tuple, kwargs: dict, output):
+        if "kwargs" in self._flags(hook_id):
+            return hook(self, args, kwargs, output)
+        return hook(self, args, output)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict):
+        args, kwargs = self._run_pre_hooks(args, kwargs)
+        done: set[int] = set()
+        output = None
+        try:
+            output = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                done.add(hook_id)
+                replaced = self._run_post_hook(hook_id, hook, args, kwargs, output)
+                if replaced is not None:
+                    output = replaced
+        except Exception:
+            # hooks registered with always_call=True still see the call, then the error goes on
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id not in done and "always" in self._flags(hook_id):
+                    try:
+                        self._run_post_hook(hook_id, hook, args, kwargs, output)
+                    except Exception:
+                        pass
+            raise
+        return output
+
     # ------------------------------------------------------------------ state dict
     def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+        """Write this module's own (not its children's) parameters and persistent buffers."""
+        saved = [*self._parameters.items(),
+                 *((k, b) for k, b in self._buffers.items() if k not in self._non_persistent_buffers_set)]
+        for name, value in saved:
+            if value is not None:
+                destination[prefix + name] = value if keep_vars else value.detach()
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        if args:  # the deprecated positional form: (destination, prefix, keep_vars)
+        """Every parameter and persistent buffer by dotted name: what a checkpoint stores."""
+        if args:  # the old positional form: state_dict(destination, prefix, keep_vars)
             destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
-        local_metadata = dict(version=self._version)
+        own_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = local_metadata
+            destination._metadata[prefix[:-1]] = own_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, local_metadata)
-            if res is not None:
-                destination = res
+            replaced = hook(self, destination, prefix, own_metadata)
+            if replaced is not None:
+                destination = replaced
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
-        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items())
-                       if v is not None}
+        """Load this module's own entries from ``state_dict``; record problems in the three lists."""
+        own = {name: value for name, value in self._parameters.items() if value is not None}
+        own.update((name, value) for name, value in self._buffers.items()
+                   if value is not None and name not in self._non_persistent_buffers_set)
         assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
+        for name, current in own.items():
             key = prefix + name
             if key not in state_dict:
                 if strict:
                     missing_keys.append(key)
                 continue
-            input_param = _as_tensor(state_dict[key])
-            if input_param is None:
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
-                                  f"object from checkpoint but received {type(state_dict[key])}")
+            problem = self._load_one(name, key, current, state_dict[key], assign)
+            if problem:
+                error_msgs.append(problem)
+        if not strict:
+            return
+        for key in state_dict:
+            if not key.startswith(prefix):
                 continue
-            if param._data.ndim == 0 and input_param._data.ndim == 1 and input_param._data.shape[0] == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
-                                  f"checkpoint, the shape in current model is {param.shape}.")
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter):
-                            new = input_param if isinstance(input_param, Parameter) else \
-                                Parameter(input_param, requires_grad=param.requires_grad)
-                            new.requires_grad_(param.requires_grad)
-                            setattr(self, name, new)
-                        else:
-                            setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                                  f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "
-                                  f"an exception occurred : {ex.args}.")
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix):
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
+            head, dot, _ = key[len(prefix):].partition(".")
+            belongs = head in self._modules if dot else head in own
+            if not belongs:
+                unexpected_keys.append(key)
+
+    def _load_one(self, name: str, key: str, current: Tensor, value, assign: bool) -> str | None:
+        """Copy (or, with ``assign``, install) one checkpoint value; the error text, if it cannot."""
+        incoming = _as_tensor(value)
+        if incoming is None:
+            return (f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '
+                    f"checkpoint but received {type(value)}")
+        if current.dim() == 0 and tuple(incoming.shape) == (1,):  # old checkpoints stored scalars as shape (1,)
+            incoming = incoming[0]
+        if incoming.shape != current.shape:
+            return (f"size mismatch for {key}: copying a param with shape {incoming.shape} from checkpoint, "
+                    f"the shape in current model is {current.shape}.")
+        try:
+            with no_grad():
+                if not assign:
+                    current.copy_(incoming)
+                elif isinstance(current, Parameter):
+                    fresh = incoming if isinstance(incoming, Parameter) else Parameter(incoming)
+                    setattr(self, name, fresh.requires_grad_(current.requires_grad))
+                else:
+                    setattr(self, name, incoming)
+        except Exception as ex:
+            return (f'While copying the parameter named "{key}" (shape {tuple(current.shape)} in the model, '
+                    f"{tuple(incoming.shape)} in the checkpoint), an exception occurred : {ex.args}.")
+        return None
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        from collections.abc import Mapping
+        """Copy a state_dict's values into this model's tensors; with strict, the keys must match exactly."""
         if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list[str] = []
-        unexpected_keys: list[str] = []
-        error_msgs: list[str] = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}. Pass the mapping that "
+                            "model.state_dict() (or leafgrad.load) returns.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        metadata = getattr(state_dict, "_metadata", None) or {}
 
-        def load(module: Module, local_state_dict, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+        def load(module: Module, entries: dict, prefix: str) -> None:
+            module_metadata = dict(metadata.get(prefix[:-1], {}))
             if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs)
+                module_metadata["assign_to_params_buffers"] = True
+            module._load_from_state_dict(entries, prefix, module_metadata, True, missing, unexpected, errors)
             for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
-                    load(child, child_state, child_prefix)
-            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+                if child is not None:  # a child is shown only the entries under its own prefix
+                    child_prefix = f"{prefix}{name}."
+                    load(child, {k: v for k, v in entries.items() if k.startswith(child_prefix)}, child_prefix)
             for hook in module._load_state_dict_post_hooks.values():
-                hook(module, incompatible)
+                hook(module, _IncompatibleKeys(missing, unexpected))
 
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
+        load(self, dict(state_dict), "")
+        if strict and unexpected:
+            errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+        if strict and missing:
+            errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
 
     def register_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after the module wrote its entries."""
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        """``hook(module, incompatible_keys)`` runs after a load_state_dict reached the module."""
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------ printing
     def _get_name(self) -> str:
-        return self.__class__.__name__
+        return type(self).__name__
 
     def extra_repr(self) -> str:
+        """The module's own settings, shown inside its parentheses; subclasses override it."""
         return ""
 
     def __repr__(self) -> str:
-        extra_lines = []
-        extra_repr = self.extra_repr()
-        if extra_repr:
-            extra_lines = extra_repr.split("\n")
-        child_lines = []
-        for key, module in self._modules.items():
-            mod_str = _addindent(repr(module), 2)
-            child_lines.append("(" + key + "): " + mod_str)
-        lines = extra_lines + child_lines
-        main_str = self._get_name() + "("
-        if lines:
-            if len(extra_lines) == 1 and not child_lines:
-                main_str += extra_lines[0]
-            else:
-                main_str += "\n  " + "\n  ".join(lines) + "\n"
-        return main_str + ")"
+        extra = self.extra_repr()
+        own = extra.split("\n") if extra else []
+        children = [f"({name}): {_indent(repr(child), 2, blank_empty_lines=True)}"
+                    for name, child in self._modules.items()]
+        if not own and not children:
+            return f"{self._get_name()}()"
+        if len(own) == 1 and not children:  # a leaf layer prints on one line
+            return f"{self._get_name()}({own[0]})"
+        body = "\n  ".join(own + children)
+        return f"{self._get_name()}(\n  {body}\n)"
 
 
-def _as_tensor(value):
-    """A checkpoint value as a leafgrad Tensor: leafgrad tensors, NumPy arrays and torch tensors are accepted."""
-    import numpy as np
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, np.ndarray):
-        return Tensor._make(value)
-    if hasattr(value, "detach") and hasattr(value, "numpy"):  # a torch tensor
-        return Tensor._make(np.asarray(value.detach().cpu().numpy()))
-    if isinstance(value, (np.generic, float, int)):
-        return Tensor._make(np.asarray(value))
-    return None
+def _parse_to_arguments(args: tuple, kwargs: dict):
+    """The (device, dtype) that a ``Module.to(...)`` call asks for; None for what it leaves alone."""
+    dev, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    for ignored in ("non_blocking", "memory_format", "copy"):
+        kwargs.pop(ignored, None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'; Module.to accepts device=, dtype= and non_blocking=")
+    for arg in args:
+        if arg is None or isinstance(arg, bool):  # bool: the positional non_blocking flag
+            continue
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, D.dtype):
+            dtype = arg
+        elif isinstance(arg, int):
+            dev = f"cuda:{arg}"
+        elif isinstance(arg, (str, Device)):
+            dev = arg
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(arg).__name__}); "
+                            "pass a dtype, a device, or a tensor whose dtype to copy")
+    return dev, (None if dtype is None else D.to_dtype(dtype))

@@ -1,50 +1,56 @@
-"""BatchNorm1d, BatchNorm2d (running statistics, momentum, eval mode) and LayerNorm."""
+"""Normalisation layers: BatchNorm1d / BatchNorm2d (statistics over the batch) and LayerNorm (per sample).
+
+BatchNorm normalises each channel with the batch's mean and variance while training, and
+keeps exponential running averages of them (``running_mean`` / ``running_var`` buffers)
+to use in ``eval()`` mode, when a batch may be a single sample. ``momentum=None``
+replaces the exponential average by a plain cumulative one.
+"""
 from __future__ import annotations
 
 import numbers
 
-from ..._creation import empty, ones, tensor, zeros
 from ... import _dtype as D
+from ..._creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from .linear import factory
-from .module import Module
+from ..parameter import _uninitialized
+from .module import Module, _settings
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
 
 
+def _affine(module: Module, shape: tuple, enabled: bool, bias: bool, device, dtype) -> None:
+    """The learned per-feature scale (``weight``) and shift (``bias``); registered as None when disabled."""
+    module.register_parameter("weight", _uninitialized(shape, device, dtype) if enabled else None)
+    module.register_parameter("bias", _uninitialized(shape, device, dtype) if enabled and bias else None)
+
+
+def _reset_affine(module: Module) -> None:
+    # start as the identity transform: scale 1, shift 0
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _BatchNorm(Module):
-    _version = 2
+    _version = 2  # version 2 added num_batches_tracked; older checkpoints lack it
+    _input_dims: tuple[int, ...] = ()  # the input ranks a subclass accepts
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, **factory(device, dtype)))
-            if bias:
-                self.bias = Parameter(empty(num_features, **factory(device, dtype)))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **factory(device, dtype)))
-            self.register_buffer("running_var", ones(num_features, **factory(device, dtype)))
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        _affine(self, (num_features,), affine, bias, device, dtype)
+        tracking = track_running_stats
+        self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype) if tracking else None)
+        self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype) if tracking else None)
+        self.register_buffer("num_batches_tracked", tensor(0, dtype=D.int64) if tracking else None)
         self.reset_parameters()
 
     def reset_running_stats(self) -> None:
+        """Forget the statistics gathered so far (mean 0, variance 1, no batches seen)."""
         if self.track_running_stats:
             self.running_mean.zero_()
             self.running_var.fill_(1)
@@ -52,88 +58,77 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input) -> None:
-        raise NotImplementedError
+        if input.dim() not in self._input_dims:
+            wanted = " or ".join(f"{d}D" for d in self._input_dims)
+            raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+        return _settings(self.num_features, eps=self.eps, momentum=self.momentum, affine=self.affine,
+                         bias=self.bias is not None, track_running_stats=self.track_running_stats)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
-        version = local_metadata.get("version", None)
-        if (version is None or version < 2) and self.track_running_stats:
-            key = prefix + "num_batches_tracked"
-            if key not in state_dict:  # checkpoints from before num_batches_tracked existed
-                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
-                                   else tensor(0, dtype=D.int64))
+        counter = prefix + "num_batches_tracked"
+        from_before_v2 = local_metadata.get("version") is None or local_metadata["version"] < 2
+        if from_before_v2 and self.track_running_stats and counter not in state_dict:
+            # an old checkpoint: keep our own counter rather than report it missing
+            state_dict[counter] = self.num_batches_tracked
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                                       error_msgs)
 
+    def _update_factor(self) -> float:
+        """How much of this batch's statistics goes into the running ones (counting the batch if tracked)."""
+        if not (self.training and self.track_running_stats and self.num_batches_tracked is not None):
+            return 0.0 if self.momentum is None else self.momentum
+        self.num_batches_tracked.add_(1)
+        if self.momentum is None:  # cumulative average: batch k gets weight 1/k
+            return 1.0 / float(self.num_batches_tracked)
+        return self.momentum
+
     def forward(self, input):
         self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
-        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
-        use_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_stats else None, self.running_var if use_stats else None,
-                            self.weight, self.bias, bn_training, factor, self.eps)
+        factor = self._update_factor()
+        no_running_stats = self.running_mean is None and self.running_var is None
+        use_batch_stats = self.training or no_running_stats
+        # while training without tracking, the buffers (if any) are left alone
+        update = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if update else None, self.running_var if update else None,
+                            self.weight, self.bias, use_batch_stats, factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):
-    """Batch normalisation over (N, C) or (N, C, L) inputs."""
+    """Per-channel batch normalisation of (N, C) or (N, C, L) inputs."""
 
-    def _check_input_dim(self, input) -> None:
-        if input.dim() != 2 and input.dim() != 3:
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+    _input_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
-    """Batch normalisation over (N, C, H, W) inputs."""
+    """Per-channel batch normalisation of (N, C, H, W) inputs."""
 
-    def _check_input_dim(self, input) -> None:
-        if input.dim() != 4:
-            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+    _input_dims = (4,)
 
 
 class LayerNorm(Module):
-    """Normalises over the trailing ``normalized_shape`` dims of each sample."""
+    """Normalise each sample over its trailing ``normalized_shape`` dims: no batch statistics, so train = eval."""
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
                  device=None, dtype=None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, **factory(device, dtype)))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **factory(device, dtype)))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else normalized_shape
+        self.normalized_shape = tuple(shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        _affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}")
+        return _settings(self.normalized_shape, eps=self.eps, elementwise_affine=self.elementwise_affine,
+                         bias=self.bias is not None)

@@ -1,81 +1,81 @@
-"""Embedding: a lookup table of ``num_embeddings`` vectors."""
+"""Embedding: a learned table of ``num_embeddings`` vectors, looked up by integer index.
+
+It is the layer form of ``weight[indices]``; the extra options change only the
+gradient (``padding_idx``, ``scale_grad_by_freq``) or renormalise looked-up rows in
+place (``max_norm``).
+"""
 from __future__ import annotations
 
-from ..._creation import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from .linear import factory
-from .module import Module
+from ..parameter import Parameter, _uninitialized
+from .module import Module, _changed, _settings
 
 __all__ = ["Embedding"]
 
 
+def _resolve_padding_idx(padding_idx, num_embeddings: int):
+    """``padding_idx`` as a row number in ``[0, num_embeddings)`` (negative counts from the end), or None."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"Padding_idx must be within num_embeddings: got padding_idx={padding_idx} for a table "
+                             f"of {num_embeddings} rows")
+    return padding_idx % num_embeddings
+
+
 class Embedding(Module):
-    """``Embedding(n, d)(idx)`` looks up rows of an (n, d) weight; the ``padding_idx`` row gets no gradient."""
+    """``Embedding(n, d)(idx)`` gives the rows ``idx`` of an (n, d) weight.
+
+    The ``padding_idx`` row starts at zero and never receives gradient, so the index
+    used to pad sequences keeps an all-zero vector.
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False, _weight=None,
                  _freeze: bool = False, device=None, dtype=None) -> None:
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), **factory(device, dtype)),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = _resolve_padding_idx(padding_idx, num_embeddings)
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is not None:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise AssertionError(f"Shape of weight does not match num_embeddings and embedding_dim: expected "
+                                     f"({num_embeddings}, {embedding_dim}), got {tuple(_weight.shape)}")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
-        self.sparse = sparse
+        else:
+            self.weight = _uninitialized((num_embeddings, embedding_dim), device, dtype, requires_grad=not _freeze)
+            self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.normal_(self.weight)
+        init.normal_(self.weight)  # N(0, 1), torch's default for embeddings
         self._fill_padding_idx_with_zero()
 
     def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        if self.padding_idx is None:
+            return
+        with no_grad():
+            self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        # the options appear only when they differ from their defaults
+        return _settings(self.num_embeddings, self.embedding_dim,
+                         **_changed(self, padding_idx=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                                    sparse=False))
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx=None, max_norm=None, norm_type: float = 2.0,
                         scale_grad_by_freq: bool = False, sparse: bool = False) -> "Embedding":
+        """An Embedding whose table is ``embeddings`` (2-d); frozen (not trained) unless ``freeze=False``."""
         if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+            raise AssertionError(f"Embeddings parameter is expected to be 2-dimensional, got shape "
+                                 f"{tuple(embeddings.shape)}")
         rows, cols = embeddings.shape
-        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
-                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
-                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)

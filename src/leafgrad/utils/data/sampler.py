@@ -1,7 +1,12 @@
-"""Samplers: iterables of dataset indices (or of index lists, for BatchSampler)."""
+"""Samplers: they decide which dataset indices a DataLoader reads, and in what order.
+
+A sampler is just an iterable of indices (BatchSampler: of lists of indices), so the
+order of a pass is separate from the data. The random ones draw from a
+``leafgrad.Generator`` when given one, which makes the order reproducible.
+"""
 from __future__ import annotations
 
-import itertools
+from itertools import islice
 from typing import Generic, Iterable, Iterator, Sequence, Sized, TypeVar
 
 from ... import Generator, as_tensor, double, empty, int64, multinomial, randint, randperm
@@ -12,142 +17,139 @@ __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "Sub
 T_co = TypeVar("T_co", covariant=True)
 
 
+def _positive_int(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
+
+
+def _flag(name: str, value, error=ValueError) -> None:
+    if not isinstance(value, bool):
+        raise error(f"{name} should be a boolean value, but got {name}={value}")
+
+
 class Sampler(Generic[T_co]):
-    """Base class: subclasses implement ``__iter__`` (and ``__len__`` when they can)."""
+    """Base class: implement ``__iter__`` (yielding indices) and, when the count is known, ``__len__``."""
 
     def __init__(self, data_source: Sized | None = None) -> None:
-        pass
+        pass  # accepted for old code; a sampler needs nothing from the base class
 
     def __iter__(self) -> Iterator[T_co]:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement __iter__, yielding dataset indices")
 
 
 class SequentialSampler(Sampler[int]):
-    """0, 1, ..., len(data_source) - 1."""
+    """0, 1, ..., len(data_source) - 1: the order of a DataLoader without shuffle."""
 
     def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
 
-    def __iter__(self) -> Iterator[int]:
-        return iter(range(len(self.data_source)))
+    def __iter__(self):
+        yield from range(len(self.data_source))
 
     def __len__(self) -> int:
         return len(self.data_source)
 
 
 class RandomSampler(Sampler[int]):
-    """A random permutation of the indices (or ``num_samples`` draws with replacement).
+    """A new random permutation of the indices every pass (the order of ``shuffle=True``).
 
-    With ``generator=leafgrad.Generator().manual_seed(s)`` the order is reproducible: each
-    pass draws a new permutation from that generator. Without one, each pass is seeded
-    from the global generator (so ``leafgrad.manual_seed`` makes it reproducible too).
+    With ``replacement=True`` it draws ``num_samples`` indices independently instead;
+    without, ``num_samples`` larger than the dataset repeats whole permutations. Without a
+    ``generator`` each pass takes a fresh seed from the global generator, so
+    ``leafgrad.manual_seed`` makes the order reproducible too.
     """
 
     def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
                  generator=None) -> None:
         self.data_source = data_source
         self.replacement = replacement
-        self._num_samples = num_samples
+        self._fixed_num_samples = num_samples  # None: one pass = the whole dataset
         self.generator = generator
-        if not isinstance(self.replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
-        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+        _flag("replacement", replacement, TypeError)
+        _positive_int("num_samples", self.num_samples)
 
     @property
     def num_samples(self) -> int:
-        # the dataset's size may change between passes, so it is read each time
-        if self._num_samples is None:
-            return len(self.data_source)
-        return self._num_samples
+        # read on every pass: the dataset's size may change between passes
+        fixed = self._fixed_num_samples
+        return len(self.data_source) if fixed is None else fixed
 
-    def __iter__(self) -> Iterator[int]:
-        n = len(self.data_source)
-        if self.generator is None:
-            seed = int(empty((), dtype=int64).random_().item())
-            generator = Generator()
-            generator.manual_seed(seed)
-        else:
-            generator = self.generator
+    def _pass_generator(self):
+        if self.generator is not None:
+            return self.generator
+        seed = int(empty((), dtype=int64).random_().item())  # one draw from the global generator per pass
+        return Generator().manual_seed(seed)
 
+    def __iter__(self):
+        n, total = len(self.data_source), self.num_samples
+        generator = self._pass_generator()
         if self.replacement:
-            for _ in range(self.num_samples // 32):
-                yield from randint(0, n, (32,), dtype=int64, generator=generator).tolist()
-            yield from randint(0, n, (self.num_samples % 32,), dtype=int64, generator=generator).tolist()
-        else:
-            for _ in range(self.num_samples // n):
-                yield from randperm(n, generator=generator).tolist()
-            yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
+            full, rest = divmod(total, 32)  # drawn 32 at a time, so a long pass is not one huge array
+            for size in [32] * full + [rest]:
+                yield from randint(0, n, (size,), dtype=int64, generator=generator).tolist()
+            return
+        for _ in range(total // n):
+            yield from randperm(n, generator=generator).tolist()
+        yield from randperm(n, generator=generator).tolist()[:total % n]
 
     def __len__(self) -> int:
         return self.num_samples
 
 
 class SubsetRandomSampler(Sampler[int]):
-    """The given indices, in a random order (a new one each pass)."""
+    """The given indices in a new random order every pass (for example a validation subset)."""
 
     def __init__(self, indices: Sequence[int], generator=None) -> None:
         self.indices = indices
         self.generator = generator
 
-    def __iter__(self) -> Iterator[int]:
-        for i in randperm(len(self.indices), generator=self.generator).tolist():
-            yield self.indices[i]
+    def __iter__(self):
+        order = randperm(len(self.indices), generator=self.generator).tolist()  # drawn when the pass starts
+        yield from (self.indices[i] for i in order)
 
     def __len__(self) -> int:
         return len(self.indices)
 
 
 class WeightedRandomSampler(Sampler[int]):
-    """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
+    """``num_samples`` indices drawn with probability proportional to ``weights`` (e.g. to balance classes)."""
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None) -> None:
-        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
-        if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights_tensor = as_tensor(weights, dtype=double)
-        if len(weights_tensor.shape) != 1:
+        _positive_int("num_samples", num_samples)
+        _flag("replacement", replacement)
+        weights = as_tensor(weights, dtype=double)
+        if weights.dim() != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "
-                             f"{tuple(weights_tensor.shape)}")
-        self.weights = weights_tensor
+                             f"{tuple(weights.shape)}: give one weight per dataset index")
+        self.weights = weights
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
-    def __iter__(self) -> Iterator[int]:
-        rand_tensor = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
-        yield from iter(rand_tensor.tolist())
+    def __iter__(self):
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
 
 
 class BatchSampler(Sampler[list]):
-    """Group another sampler's indices into lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
+    """Groups another sampler's indices into lists of ``batch_size``; the last may be short unless ``drop_last``."""
 
     def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int, drop_last: bool) -> None:
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        _positive_int("batch_size", batch_size)
+        _flag("drop_last", drop_last)
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
 
-    def __iter__(self) -> Iterator[list[int]]:
-        sampler_iter = iter(self.sampler)
-        if self.drop_last:
-            args = [sampler_iter] * self.batch_size
-            for batch_droplast in zip(*args):
-                yield [*batch_droplast]
-        else:
-            batch = [*itertools.islice(sampler_iter, self.batch_size)]
-            while batch:
-                yield batch
-                batch = [*itertools.islice(sampler_iter, self.batch_size)]
+    def __iter__(self):
+        indices = iter(self.sampler)
+        while batch := list(islice(indices, self.batch_size)):
+            if self.drop_last and len(batch) < self.batch_size:
+                return
+            yield batch
 
     def __len__(self) -> int:
-        if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+        whole, partial = divmod(len(self.sampler), self.batch_size)
+        return whole + (1 if partial and not self.drop_last else 0)
