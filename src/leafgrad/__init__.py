@@ -22,6 +22,7 @@ from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty,
                         ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
                         scalar_tensor, seed, set_rng_state, tensor, zeros, zeros_like)
 from ._creation import default_generator  # noqa: F401
+from ._ops.pointwise import addcdiv, addcmul, lerp  # the fused helpers optimizer code calls
 from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
                              ceil, clamp, clamp_max, clamp_min, clip, clone, conj, cos, div, divide, eq, equal, erf,
                              exp, expm1, floor, floor_divide, fmax, fmin, fmod, ge, greater, greater_equal, gt,

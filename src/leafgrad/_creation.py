@@ -24,11 +24,11 @@ class Generator:
 
     def __init__(self, device="cpu") -> None:
         self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
+        self._rng = None  # NumPy's generator is made on first draw: importing numpy.random costs ~8 ms
 
     def manual_seed(self, seed: int) -> "Generator":
         self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed & 0xFFFFFFFFFFFFFFFF)
+        self._rng = None
         return self
 
     def seed(self) -> int:
@@ -41,16 +41,18 @@ class Generator:
 
     def get_state(self) -> Tensor:
         import pickle
-        raw = pickle.dumps(self._rng.bit_generator.state)
+        raw = pickle.dumps(self.rng.bit_generator.state)
         return Tensor._make(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, state: Tensor) -> "Generator":
         import pickle
-        self._rng.bit_generator.state = pickle.loads(np.asarray(state._data, dtype=np.uint8).tobytes())
+        self.rng.bit_generator.state = pickle.loads(np.asarray(state._data, dtype=np.uint8).tobytes())
         return self
 
     @property
-    def rng(self) -> np.random.Generator:
+    def rng(self) -> "np.random.Generator":
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed & 0xFFFFFFFFFFFFFFFF)
         return self._rng
 
 

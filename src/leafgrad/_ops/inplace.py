@@ -428,7 +428,7 @@ def _saves_self(op) -> bool:
     """Does the op's backward read the input being overwritten (so its old value must be copied)?"""
     flag = _SAVES_SELF.get(op)
     if flag is None:
-        flag = _SAVES_SELF[op] = any(kind == 0 and i == 0 for kind, i, _ in op.saved)
+        flag = _SAVES_SELF[op] = any(kind == 0 and i == 0 for kind, i in op.spec)
     return flag
 
 

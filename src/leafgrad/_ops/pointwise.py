@@ -612,3 +612,97 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     return _make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+# ----------------------------------------------------------------------------- fused helpers (compositions)
+# addcmul, addcdiv and lerp are the "fused" updates optimizer code is written with. Here
+# each is ``input + alpha * increment`` built from the differentiable ops above: autograd
+# needs no new formula (the grad_fn is AddBackward0, not torch's AddcmulBackward0). The
+# ``*_parts`` functions return that (increment, alpha) pair, so the in-place forms in
+# methods.py are one in-place add of the same increment: two ops, as in the formula.
+def _require_tensors(fn_name: str, **named) -> None:
+    for pos, (name, value) in enumerate(named.items()):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn_name}(): argument '{name}' (position {pos + 1}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def _value_in(dt: D.dtype, value):
+    """``value`` as the result dtype sees it: torch casts it, so 0.5 scales an integer result by 0."""
+    if dt.is_floating_point or dt.is_complex or isinstance(value, Tensor):
+        return value
+    return int(value)
+
+
+def addcmul_parts(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[Tensor, object]:
+    """(tensor1 * tensor2, value): addcmul is ``input + value * tensor1 * tensor2``."""
+    _require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
+    dt = D.result_type(input, tensor1, tensor2)
+    if dt is D.bool:
+        raise NotImplementedError("\"addcmul\" not implemented for 'Bool': use integer or floating tensors")
+    return mul(tensor1, tensor2), _value_in(dt, value)
+
+
+def addcdiv_parts(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[Tensor, object]:
+    """(tensor1 / tensor2, value): addcdiv is ``input + value * tensor1 / tensor2``, a true division."""
+    _require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
+    if all(not (t.dtype.is_floating_point or t.dtype.is_complex) for t in (tensor1, tensor2)):
+        raise RuntimeError("Integer division with addcdiv is no longer supported: tensor1 and tensor2 are both "
+                           "integer tensors. Convert one of them to a floating dtype first, e.g. "
+                           "torch.addcdiv(input, tensor1.float(), tensor2, value=value).")
+    quotient = div(tensor1, tensor2)
+    return quotient, _value_in(D.result_type(input, quotient), value)
+
+
+def lerp_parts(input: Tensor, end: Tensor, weight) -> tuple[Tensor, object] | None:
+    """(end - input, weight) when a number ``weight`` is under 0.5 in size; None otherwise,
+    where lerp is evaluated from the ``end`` side (see :func:`lerp`)."""
+    _require_tensors("lerp", input=input, end=end)
+    kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_word(input.dtype).capitalize()}': "
+                                  "lerp interpolates floating-point tensors")
+    others = (("end", end),) + ((("weight", weight),) if isinstance(weight, Tensor) and weight._data.ndim else ())
+    for name, t in others:
+        if t.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {_dtype_word(input.dtype)} for `{name}` but got dtype "
+                               f"{_dtype_word(t.dtype)}")
+    if isinstance(weight, Tensor) or not -0.5 < weight < 0.5:
+        return None
+    return sub(end, input), weight
+
+
+def _dtype_word(dt: D.dtype) -> str:
+    from ..autograd.graph import _LEGACY
+    return _LEGACY.get(dt.name, dt.name).lower()
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (broadcast, with torch's type promotion)."""
+    increment, alpha = addcmul_parts(input, tensor1, tensor2, value)
+    return add(input, increment, alpha=alpha)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (broadcast, with torch's type promotion)."""
+    increment, alpha = addcdiv_parts(input, tensor1, tensor2, value)
+    return add(input, increment, alpha=alpha)
+
+
+def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
+    """``input + weight * (end - input)``, evaluated from whichever end is nearer.
+
+    From ``weight = 0.5`` on, the form ``end - (end - input) * (1 - weight)`` is used, so a
+    weight of exactly 1 returns ``end`` exactly; a tensor weight picks per element.
+    """
+    parts = lerp_parts(input, end, weight)
+    if parts is not None:
+        return add(input, parts[0], alpha=parts[1])
+    diff = sub(end, input)
+    if not isinstance(weight, Tensor):
+        return sub(end, diff, alpha=1 - weight)
+    if weight.dtype is not input.dtype:
+        weight = weight.to(input.dtype)  # a 0-dim weight of another float dtype (as torch accepts)
+    from_start = add(input, mul(weight, diff))
+    from_end = sub(end, mul(diff, rsub(weight, 1)))
+    return where(abs(weight) < 0.5, from_start, from_end)

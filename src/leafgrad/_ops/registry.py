@@ -12,8 +12,6 @@ other name is the forward parameter of that name.
 """
 from __future__ import annotations
 
-import dis
-import inspect
 from typing import Callable, Sequence
 
 from .._backend import _BY_ARRAY_TYPE
@@ -89,7 +87,7 @@ class OpDef:
     """Everything known about one op, computed at registration."""
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
-                 "needed_by")
+                 "needed_by", "spec", "formulas")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -107,7 +105,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     (cat, stack) takes ``forward(xp, arrays, *params)`` and one formula
     ``grad(g, input_index, *saved)`` shared by all inputs.
     """
-    sig = list(inspect.signature(forward).parameters)[1:]  # drop xp
+    code = forward.__code__
+    sig = list(code.co_varnames[1:code.co_argcount])  # drop xp
     params = sig[1:] if variadic else sig[n_in:]
     if grads is None:
         grads = (None,) * n_in
@@ -149,9 +148,20 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.view = view
     op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
     op.variadic = variadic
-    op.needed_by = _needed_by(grads, len(spec), variadic)
-    op.saved = tuple((kind, i, users) for (kind, i), users in zip(spec, op.needed_by))
+    op.spec = tuple(spec)
+    op.formulas = tuple(grads)
+    op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
     return op
+
+
+def _resolve_saved(op: OpDef) -> tuple:
+    """Attach to each saved value the inputs whose formula reads it (bytecode analysis, once per op).
+
+    Done on first use rather than at import: ``import leafgrad`` stays fast.
+    """
+    op.needed_by = _needed_by(op.formulas, len(op.spec), op.variadic)
+    op.saved = tuple((kind, i, users) for (kind, i), users in zip(op.spec, op.needed_by))
+    return op.saved
 
 
 def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
@@ -171,6 +181,7 @@ def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
             return (None,) * n_saved
         offset = 2 if variadic else 1  # (grad, [index,] *saved)
         params = code.co_varnames[offset:code.co_argcount]
+        import dis
         loaded = {ins.argval for ins in dis.get_instructions(f) if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF"))}
         loaded |= set(code.co_cellvars)
         for k, name in enumerate(params[:n_saved]):
@@ -316,6 +327,8 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
 
 def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
     spec = op.saved
+    if spec is None:
+        spec = _resolve_saved(op)
     if not spec:
         node._saved = ()
         return

@@ -1,15 +1,18 @@
-"""leafgrad.optim: torch.optim's optimizers and learning-rate schedulers.
+"""leafgrad.optim: optimizers and learning-rate schedulers with torch.optim's API.
 
     import leafgrad as torch
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
 
-Every optimizer follows torch 2.13's single-tensor update formulas, so the same
-parameters and gradients give the same result as PyTorch (to float32 rounding).
+Each optimizer is its update rule written out from the mathematics (see its docstring)
+on top of :class:`Optimizer`, which keeps the parameter groups, the per-parameter state
+and the torch-compatible ``state_dict``. Given the same parameters and gradients, the
+results agree with PyTorch's to float32 rounding.
 """
 from . import lr_scheduler
 from .adagrad import Adagrad
-from .adam import Adam, AdamW
+from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from .rmsprop import RMSprop
 from .sgd import SGD

@@ -1,415 +1,425 @@
-"""The Optimizer base class: parameter groups, per-parameter state, state_dict, hooks.
+"""The Optimizer base class: parameter groups, per-parameter state, state_dict and hooks.
 
-This is torch.optim.Optimizer's bookkeeping, written against leafgrad's public API.
-Subclasses implement ``step()``; the base class owns everything else:
+An optimizer is three pieces of data and one rule:
 
-* ``param_groups``: a list of dicts, each with ``"params"`` (a list of tensors) and the
-  hyper-parameters of that group (missing ones are filled from ``defaults``);
-* ``state``: a ``defaultdict(dict)`` keyed by the parameter tensor itself;
-* ``state_dict()`` / ``load_state_dict()`` in torch's format: tensors are replaced by
-  their integer position across all groups, so a state dict can be saved and loaded
-  into a fresh optimizer built over a new (but identically shaped) model.
+* ``param_groups`` -- a list of dicts. Each holds ``"params"`` (leaf tensors) and that
+  group's hyperparameters: what the group was given, completed from ``defaults``.
+* ``state`` -- per parameter, a dict of tensors the rule keeps between steps (momentum
+  buffers, running averages, a step counter). It is filled the first time a parameter
+  has a gradient, so a frozen parameter costs nothing.
+* ``defaults`` -- the hyperparameters given to the constructor.
+* the rule, ``_update(param, grad, state, group)``, which each optimizer writes from its
+  mathematics with ordinary in-place tensor ops.
+
+:meth:`Optimizer.step` does everything that is the same for every optimizer: evaluate the
+closure, turn off gradient recording, skip parameters without a gradient, apply
+``maximize`` and weight decay to the gradient, and run the hooks. ``state_dict()`` names
+parameters by their position (0, 1, ... across the groups) so the dict is plain data, in
+the layout torch uses, and checkpoints move between the two libraries.
 """
 from __future__ import annotations
 
+import copy
 import functools
+import itertools
+import types
 import warnings
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable
-from copy import deepcopy
-from itertools import chain
 from typing import Any, Callable
 
-from .. import Tensor, is_grad_enabled, set_grad_enabled
+from .. import Tensor, enable_grad, float32, float64, get_default_dtype, set_grad_enabled, tensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "required"]
-
-_global_optimizer_pre_hooks: OrderedDict = OrderedDict()
-_global_optimizer_post_hooks: OrderedDict = OrderedDict()
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
-class _RequiredParameter:
-    """Marks a hyper-parameter that every param group must give (``lr`` in old torch)."""
+class _Hooks(OrderedDict):
+    """Hook functions by handle id; a dict subclass so a RemovableHandle can refer to it weakly."""
 
-    def __repr__(self) -> str:
-        return "<required parameter>"
-
-
-required = _RequiredParameter()
-
-
-def typename(obj: Any) -> str:
-    """torch.typename: ``torch.FloatTensor`` for tensors, ``Module.parameters`` for a generator."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    qualname = ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in {"", "builtins"}:
-        return qualname
-    return f"{module}.{qualname}"
+    def add(self, fn: Callable, prepend: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(self)
+        self[handle.id] = fn
+        if prepend:
+            self.move_to_end(handle.id, last=False)
+        return handle
 
 
-def _get_value(x):
-    """A Python number from a step counter (a 0-d tensor) or a plain number."""
-    return x.item() if isinstance(x, Tensor) else x
-
-
-def _to_scalar(x):
-    """Hyper-parameters may be given as 1-element tensors; the update formulas use Python floats."""
-    if isinstance(x, Tensor):
-        if x.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        return x.item()
-    return x
-
-
-def _get_scalar_dtype():
-    """The dtype of ``state["step"]``: float64 when that is the default dtype, else float32 (as torch)."""
-    from .. import float32, float64, get_default_dtype
-    return float64 if get_default_dtype() is float64 else float32
-
-
-def _use_grad_for_differentiable(func: Callable) -> Callable:
-    """Run ``step`` with grad mode set to ``defaults["differentiable"]`` (normally off)."""
-
-    @functools.wraps(func)
-    def _use_grad(self, *args, **kwargs):
-        prev = is_grad_enabled()
-        try:
-            set_grad_enabled(bool(self.defaults.get("differentiable", False)))
-            return func(self, *args, **kwargs)
-        finally:
-            set_grad_enabled(prev)
-
-    return _use_grad
+# hooks that run around the step of every optimizer (before the optimizer's own hooks)
+_EVERY_OPTIMIZER_PRE: _Hooks = _Hooks()
+_EVERY_OPTIMIZER_POST: _Hooks = _Hooks()
 
 
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
-    """A hook ``hook(optimizer, args, kwargs)`` run before every optimizer's ``step``."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    """Run ``hook(optimizer, args, kwargs)`` before every optimizer's step."""
+    return _EVERY_OPTIMIZER_PRE.add(hook)
 
 
 def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
-    """A hook ``hook(optimizer, args, kwargs)`` run after every optimizer's ``step``."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    """Run ``hook(optimizer, args, kwargs)`` after every optimizer's step."""
+    return _EVERY_OPTIMIZER_POST.add(hook)
 
 
-# ----------------------------------------------------------------------------- tensor update helpers
-# torch's single-tensor kernels use addcmul_/addcdiv_/lerp_. They are spelled here with
-# public in-place ops (add_ with alpha), which round the same way up to one float32 ulp.
-def _addcmul_(t: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
-    """t += value * t1 * t2"""
-    return t.add_(t1 * t2, alpha=value)
+# ----------------------------------------------------------------------------- checks shared by the optimizers
+_NAMES_IN_ERRORS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
-def _addcdiv_(t: Tensor, t1: Tensor, t2: Tensor, value: float = 1.0) -> Tensor:
-    """t += value * t1 / t2"""
-    return t.add_(t1 / t2, alpha=value)
+def check_hyperparameters(**values) -> None:
+    """Reject negative hyperparameters (and betas outside [0, 1)), in the order given.
 
-
-def _lerp_(t: Tensor, end: Tensor, weight: float) -> Tensor:
-    """t += weight * (end - t), with torch's two-sided formula for accuracy near weight 1."""
-    if abs(weight) < 0.5:
-        return t.add_(end - t, alpha=weight)
-    return t.copy_(end - (end - t) * (1 - weight))
-
-
-class Optimizer:
-    """Base class for all optimizers.
-
-    Args:
-        params: an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (param groups).
-        defaults: the default hyper-parameters, used where a group does not give its own.
+    Each optimizer lists its hyperparameters in the order torch checks them, so the first
+    error reported is the same one torch reports.
     """
+    for name, value in values.items():
+        if name == "betas":
+            _check_betas(value)
+            continue
+        if isinstance(value, Tensor):
+            if value.numel() != 1:
+                raise ValueError(f"Tensor {name} must be 1-element")
+            value = value.item()
+        if value < 0.0:
+            raise ValueError(f"Invalid {_NAMES_IN_ERRORS.get(name, name + ' value')}: {value}")
+
+
+def _check_betas(betas) -> None:
+    if isinstance(betas[0], Tensor) is not isinstance(betas[1], Tensor):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for index, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
+
+
+def check_implementation_flags(foreach, fused) -> None:
+    """``foreach`` and ``fused`` pick torch kernels; here they are accepted (one loop serves both)."""
+    if foreach and fused:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def as_number(x) -> float:
+    """A hyperparameter as a Python number (torch accepts 1-element tensors for lr and betas)."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def step_counter(value: float = 0.0) -> Tensor:
+    """A per-parameter step count: a 0-dim float tensor (float64 only under a float64 default)."""
+    return tensor(float(value), dtype=float64 if get_default_dtype() is float64 else float32)
+
+
+def _describe(obj) -> str:
+    """The name an error gives a non-tensor argument: a function or class by its qualified
+    name, a generator by the function that made it (``model.parameters()`` reads
+    ``Module.parameters``), anything else by its type; built-in names stand alone."""
+    if hasattr(obj, "__qualname__"):
+        module, name = getattr(obj, "__module__", None), obj.__qualname__
+        if isinstance(obj, types.GeneratorType):
+            name = name.removesuffix(".<locals>.<genexpr>")
+    else:
+        module, name = type(obj).__module__, type(obj).__qualname__
+    return name if module in (None, "", "builtins") else f"{module}.{name}"
+
+
+# ----------------------------------------------------------------------------- step wrapping
+def _stepping(step: Callable) -> Callable:
+    """Wrap an optimizer's ``step`` with the hooks, and count the step for the schedulers.
+
+    Applied to ``Optimizer.step`` and, through ``__init_subclass__``, to every ``step`` a
+    subclass defines. A ``step`` that calls ``super().step()`` runs the hooks once: only
+    the outermost call does the bookkeeping.
+    """
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        if getattr(self, "_inside_step", False):
+            return step(self, *args, **kwargs)
+        all_args = (self,) + args
+        for hook in itertools.chain(_EVERY_OPTIMIZER_PRE.values(), self._step_pre_hooks.values()):
+            replaced = hook(self, all_args, kwargs)
+            if replaced is not None:
+                if not (isinstance(replaced, tuple) and len(replaced) == 2):
+                    raise RuntimeError(f"a step pre-hook must return None or a tuple (new_args, new_kwargs), "
+                                       f"but returned {replaced!r}")
+                all_args, kwargs = replaced
+        self._inside_step = True
+        try:
+            result = step(*all_args, **kwargs)
+        finally:
+            self._inside_step = False
+        self._steps_taken += 1
+        for hook in itertools.chain(self._step_post_hooks.values(), _EVERY_OPTIMIZER_POST.values()):
+            hook(self, all_args, kwargs)
+        return result
+
+    wrapper.__wrapped_step__ = True
+    return wrapper
+
+
+# ----------------------------------------------------------------------------- the base class
+class Optimizer:
+    """Base class of every optimizer; see the module docstring for the pieces.
+
+    A subclass calls ``super().__init__(params, defaults)`` and implements
+    ``_update(param, grad, state, group)`` (and ``_new_state(param, group)`` when it keeps
+    state). A subclass may instead override ``step`` entirely, as with torch.
+    """
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "__wrapped_step__", False):
+            cls.step = _stepping(step)
 
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
-        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
-        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
-        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
-        self._patch_step_function()
-
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict] = []
+        self._init_runtime()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got " + typename(params))
-
-        self.state: defaultdict = defaultdict(dict)
-        self.param_groups: list[dict[str, Any]] = []
-
-        param_groups = list(params)
-        if len(param_groups) == 0:
+                            f"but got {params.type()}")
+        params = list(params)
+        if not params:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(param_groups[0], dict):
-            param_groups = [{"params": param_groups}]
-        for param_group in param_groups:
-            self.add_param_group(param_group)
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        for group in groups:
+            self.add_param_group(group)
 
-    # ------------------------------------------------------------------ pickling and printing
+    def _init_runtime(self) -> None:
+        """Hooks and the step count: what belongs to this session, not to a pickle or copy."""
+        self._step_pre_hooks = _Hooks()
+        self._step_post_hooks = _Hooks()
+        self._state_dict_pre_hooks = _Hooks()
+        self._state_dict_post_hooks = _Hooks()
+        self._load_state_dict_pre_hooks = _Hooks()
+        self._load_state_dict_post_hooks = _Hooks()
+        self._steps_taken = 0  # read by the lr schedulers ("was optimizer.step() called?")
+
+    # ------------------------------------------------------------------ groups
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters, each with its own hyperparameters (the rest from ``defaults``).
+
+        The dict itself becomes the group (as in torch), so later edits to it reach the optimizer.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        names, params = _split_names(params)
+        self._check_names_agree(names is not None)
+        param_group["params"] = params
+        if names is not None:
+            param_group["param_names"] = names
+        for param in params:
+            if not isinstance(param, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_describe(param)}")
+            if not param.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters: each step would "
+                          "update them more than once. Pass each tensor once, e.g. list(dict.fromkeys(params)).",
+                          UserWarning, stacklevel=3)
+        taken = {id(p) for group in self.param_groups for p in group["params"]}
+        if any(id(p) in taken for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def _check_names_agree(self, named: bool) -> None:
+        if self.param_groups and ("param_names" in self.param_groups[0]) is not named:
+            raise ValueError("all optimizer param groups should be with/without names. cannot add param group "
+                             f"{'with' if named else 'without'} names to the optimizer")
+
+    # ------------------------------------------------------------------ stepping
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients: drop them (the default), or fill them with zeros in place."""
+        for group in self.param_groups:
+            for param in group["params"]:
+                grad = param.grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    param.grad = None
+                    continue
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
+
+    def step(self, closure: Callable | None = None):
+        """One update of every parameter that has a gradient; returns the closure's loss.
+
+        The update runs with gradient recording off (``differentiable=True`` keeps it on,
+        for optimizers whose update itself is to be differentiated).
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is None:
+                        continue
+                    state = self.state.get(param) or self._new_state(param, group)
+                    self._update(param, self._gradient_for_update(param, group), state, group)
+                    if state:  # an update that keeps nothing (SGD without momentum) leaves no entry
+                        self.state[param] = state
+        return loss
+
+    def _gradient_for_update(self, param: Tensor, group: dict) -> Tensor:
+        """The gradient the rule descends: negated under ``maximize``, plus the L2 term
+        ``weight_decay * param`` -- or, with ``decoupled_weight_decay`` (AdamW), the parameter
+        is shrunk by ``lr * weight_decay`` directly and the gradient is left alone."""
+        grad = param.grad
+        if group.get("maximize", False):
+            grad = -grad
+        decay = group.get("weight_decay", 0)
+        if decay != 0:
+            if group.get("decoupled_weight_decay", False):
+                param.mul_(1 - as_number(group["lr"]) * decay)
+            else:
+                grad = grad.add(param, alpha=decay)
+        return grad
+
+    def _new_state(self, param: Tensor, group: dict) -> dict:
+        """The state a parameter starts with (built the first time it has a gradient)."""
+        return {}
+
+    def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement _update() or override step()")
+
+    # ------------------------------------------------------------------ state_dict
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}``.
+
+        Parameters become their position across the groups; the state tensors are the
+        optimizer's own (not copies), as in torch: deep-copy the dict to keep a snapshot.
+        """
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self)
+        index: dict[int, int] = {}
+        positions = itertools.count()
+        groups = []
+        for group in self.param_groups:
+            index.update((id(p), n) for p, n in zip(group["params"], positions))  # a duplicate: its last place
+            packed = {key: value for key, value in group.items() if key != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)] if isinstance(p, Tensor) else p: values for p, values in self.state.items()}
+        result = {"state": state, "param_groups": groups}
+        for hook in self._state_dict_post_hooks.values():
+            replaced = hook(self, result)
+            if replaced is not None:
+                result = replaced
+        return result
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Take hyperparameters and state from ``state_dict`` (this optimizer's parameters stay).
+
+        Floating state tensors are cast to their parameter's dtype (the step counter is kept
+        as saved); a number saved as ``step`` by an old checkpoint becomes a tensor.
+        """
+        state_dict = dict(state_dict)
+        for hook in self._load_state_dict_pre_hooks.values():
+            replaced = hook(self, state_dict)
+            if replaced is not None:
+                state_dict = replaced
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(s["params"]) != len(g["params"]) for s, g in zip(saved_groups, self.param_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        param_of = {saved: p for s, g in zip(saved_groups, self.param_groups)
+                    for saved, p in zip(s["params"], g["params"])}
+        state: defaultdict = defaultdict(dict)
+        for key, values in state_dict["state"].items():
+            param = param_of.get(key)
+            state[key if param is None else param] = values if param is None else _adopt(values, param)
+        groups = []
+        for saved, current in zip(saved_groups, self.param_groups):
+            saved["params"] = current["params"]
+            if "param_names" in current:
+                saved.setdefault("param_names", current["param_names"])
+            for name, default in self.defaults.items():  # keys a checkpoint from an older version lacks
+                saved.setdefault(name, default)
+            groups.append(saved)
+        self.state, self.param_groups = state, groups
+        for hook in self._load_state_dict_post_hooks.values():
+            hook(self)
+
+    # ------------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before each step; it may return ``(args, kwargs)``
+        to replace them (``args`` starts with the optimizer, as the call sees it)."""
+        return self._step_pre_hooks.add(hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after each step."""
+        return self._step_post_hooks.add(hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict()`` builds the dict."""
+        return self._state_dict_pre_hooks.add(hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)``; a returned dict replaces the state dict."""
+        return self._state_dict_post_hooks.add(hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before loading; a returned dict is loaded instead."""
+        return self._load_state_dict_pre_hooks.add(hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` after loading."""
+        return self._load_state_dict_post_hooks.add(hook, prepend)
+
+    # ------------------------------------------------------------------ copying and printing
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
-            if name not in self.__dict__:
-                setattr(self, name, OrderedDict())
-        self._patch_step_function()
-        self.defaults.setdefault("differentiable", False)
+        self._init_runtime()
 
     def __repr__(self) -> str:
-        format_string = self.__class__.__name__ + " ("
+        lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
-            format_string += "\n"
-            format_string += f"Parameter Group {i}\n"
-            for key in sorted(group.keys()):
-                if key != "params":
-                    format_string += f"    {key}: {group[key]}\n"
-        format_string += ")"
-        return format_string
+            if i:
+                lines.append("")
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {key}: {group[key]}" for key in sorted(group) if key != "params")
+        lines.append(")")
+        return "\n".join(lines)
 
-    # ------------------------------------------------------------------ step hooks
-    @staticmethod
-    def profile_hook_step(func: Callable) -> Callable:
-        """Wrap a class's ``step`` so the registered pre/post hooks run around it."""
 
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            self = args[0]
-            for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-                result = pre_hook(self, args, kwargs)
-                if result is not None:
-                    if isinstance(result, tuple) and len(result) == 2:
-                        args, kwargs = result
-                    else:
-                        raise RuntimeError(
-                            f"{func} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
-            out = func(*args, **kwargs)
-            for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
-                post_hook(self, args, kwargs)
-            return out
+Optimizer.step = _stepping(Optimizer.step)
 
-        return wrapper
 
-    def _patch_step_function(self) -> None:
-        hooked = getattr(self.__class__.step, "hooked", None)
-        if not hooked:
-            self.__class__.step = self.profile_hook_step(self.__class__.step)
-            self.__class__.step.hooked = True
+def _split_names(entries: list) -> tuple[list | None, list]:
+    """``[("w", w), ("b", b)]`` -> (["w", "b"], [w, b]); plain tensors -> (None, entries)."""
+    named = [isinstance(e, tuple) for e in entries]
+    if not any(named):
+        return None, entries
+    if not all(named):
+        raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+    return [name for name, _ in entries], [param for _, param in entries]
 
-    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run before ``step``."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
 
-    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
-        """``hook(optimizer, args, kwargs) -> None``, run after ``step``."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
-
-    def _register(self, hooks: OrderedDict, hook: Callable, prepend: bool) -> RemovableHandle:
-        handle = RemovableHandle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
-
-    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
-
-    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
-
-    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
-
-    # ------------------------------------------------------------------ state dicts
-    def state_dict(self) -> dict[str, Any]:
-        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}`` (tensors are shared)."""
-        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
-            pre_hook(self)
-
-        # parameters are numbered in order across all groups
-        param_mappings: dict[int, int] = {}
-        start_index = 0
-
-        def pack_group(group: dict[str, Any]) -> dict[str, Any]:
-            nonlocal start_index
-            packed = {k: v for k, v in group.items() if k != "params"}
-            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
-                                   if id(p) not in param_mappings})
-            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
-            start_index += len(packed["params"])
-            return packed
-
-        param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        state_dict = {"state": packed_state, "param_groups": param_groups}
-
-        for post_hook in self._optimizer_state_dict_post_hooks.values():
-            result = post_hook(self, state_dict)
-            if result is not None:
-                state_dict = result
-        return state_dict
-
-    @staticmethod
-    def _process_value_according_to_param_policy(param: Tensor, value: Tensor, param_id, param_groups, key=None):
-        # floating-point state follows the parameter's dtype; the step counter keeps its own
+def _adopt(values: dict, param: Tensor) -> dict:
+    """One parameter's loaded state, made ready for this parameter (see load_state_dict)."""
+    adopted = {}
+    for key, value in values.items():
         if key == "step":
-            return value
-        if param.is_floating_point():
-            return value.to(dtype=param.dtype, device=param.device)
-        return value.to(device=param.device)
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Load a state dict made by ``state_dict()`` (possibly of another, identically built optimizer)."""
-        state_dict = state_dict.copy()
-        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
-            result = pre_hook(self, state_dict)
-            if result is not None:
-                state_dict = result
-
-        groups = self.param_groups
-        saved_groups = deepcopy(state_dict["param_groups"])
-        if len(groups) != len(saved_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        param_lens = (len(g["params"]) for g in groups)
-        saved_lens = (len(g["params"]) for g in saved_groups)
-        if any(p_len != s_len for p_len, s_len in zip(param_lens, saved_lens)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-
-        # saved index -> this optimizer's parameter
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
-
-        def _cast(param, value, param_id=None, param_groups=None, key=None):
-            if isinstance(value, Tensor):
-                return Optimizer._process_value_according_to_param_policy(param, value, param_id, param_groups,
-                                                                          key)
-            if isinstance(value, dict):
-                return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
-                        for k, v in value.items()}
-            if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups) for v in value)
-            return value
-
-        state: defaultdict = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k in id_map:
-                param = id_map[k]
-                state[param] = _cast(param, v, param_id=k, param_groups=state_dict["param_groups"])
-            else:
-                state[k] = v
-
-        def update_group(group: dict[str, Any], new_group: dict[str, Any]) -> dict[str, Any]:
-            new_group["params"] = group["params"]
-            if "param_names" in group and "param_names" not in new_group:
-                new_group["param_names"] = group["param_names"]
-            return new_group
-
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
-        self.__setstate__({"state": state, "param_groups": param_groups})
-
-        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
-            post_hook(self)
-
-    # ------------------------------------------------------------------ gradients and steps
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset every parameter's ``.grad``: to None (default) or to zeros."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        if p.grad.grad_fn is not None:
-                            p.grad.detach_()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
-
-    def step(self, closure: Callable[[], Any] | None = None):
-        """Perform one optimization step (subclasses implement it)."""
-        raise NotImplementedError
-
-    def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """Add a group of parameters (e.g. layers unfrozen during fine-tuning) with its own hyper-parameters."""
-        if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
-
-        params = param_group["params"]
-        if isinstance(params, Tensor):
-            param_group["params"] = [params]
-        elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
-                            "tensors in sets will change between runs. Please use a list instead.")
+            adopted[key] = value if isinstance(value, Tensor) else step_counter(value)
+        elif isinstance(value, Tensor) and value.dtype.is_floating_point:
+            adopted[key] = value.to(param.dtype)
         else:
-            param_group["params"] = list(params)
-
-        # named parameters: [(name, tensor), ...]
-        extracted_param_tensors = []
-        extracted_param_names = []
-        for param in param_group["params"]:
-            if isinstance(param, tuple):
-                extracted_param_names.append(param[0])
-                extracted_param_tensors.append(param[1])
-            else:
-                extracted_param_tensors.append(param)
-        param_group["params"] = extracted_param_tensors
-        if len(extracted_param_names) != 0:
-            if len(extracted_param_names) == len(extracted_param_tensors):
-                param_group["param_names"] = extracted_param_names
-            else:
-                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
-
-        for param in param_group["params"]:
-            if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param))
-            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
-
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
-            param_group.setdefault(name, default)
-
-        params = param_group["params"]
-        if len(params) != len(set(params)):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
-                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
-
-        param_set: set = set()
-        for group in self.param_groups:
-            param_set.update(set(group["params"]))
-            if ("param_names" in param_group) != ("param_names" in group):
-                current_group_txt = "with names" if "param_names" in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {current_group_txt} to the optimizer")
-
-        if not param_set.isdisjoint(set(param_group["params"])):
-            raise ValueError("some parameters appear in more than one parameter group")
-
-        self.param_groups.append(param_group)
-
+            adopted[key] = value
+    return adopted
