@@ -26,6 +26,7 @@ import sys
 import weakref
 from collections import deque
 
+from .autograd.grad_mode import STATE as _STATE
 from .errors import _PKG_DIR, is_internal
 
 __all__ = ["enabled", "set_enabled", "site", "node_site", "Cut", "cut_of", "backward_site", "freeing_backward",
@@ -165,8 +166,7 @@ def note_nograd_op(op_name: str, outs, inputs) -> None:
     unless an input requires grad (a new cut), already carries a cut (copied forward),
     or inference mode is on.
     """
-    from .autograd.grad_mode import STATE
-    if STATE.inference:
+    if _STATE.inference:
         for o in outs:
             o._m().inference = True
     if not _ENABLED[0]:
@@ -174,7 +174,7 @@ def note_nograd_op(op_name: str, outs, inputs) -> None:
     cut = None
     for t in inputs:
         if getattr(t, "_requires_grad", False):
-            kind = "inference_mode" if STATE.inference else "no_grad"
+            kind = "inference_mode" if _STATE.inference else "no_grad"
             cut = Cut(kind, site(2), op_name)
             break
     if cut is None:

@@ -8,8 +8,17 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .registry import apply, defop
 
+# The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
+# call each with the transpose folded in, and no transposed view to build per backward.
+MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T),
+              (lambda g, self, other: apply(MM, (g, other)),
+               lambda g, self, other: apply(MM_TN, (g, self))),
+              saved=("self", "input1"), n_in=2)
+MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b),
+              (lambda g, self, other: apply(MM_NT, (other, g)), lambda g, self, other: apply(MM, (self, g))),
+              saved=("self", "input1"), n_in=2)
 MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
-           (lambda g, self, mat2: g.mm(mat2.t()), lambda g, self, mat2: self.t().mm(g)),
+           (lambda g, self, mat2: apply(MM_NT, (g, mat2)), lambda g, self, mat2: apply(MM_TN, (self, g))),
            saved=("self", "input1"), n_in=2)
 MM.node_cls._saved_names = ("self", "mat2")
 BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
@@ -35,10 +44,14 @@ def _addmm_fwd(xp, bias, a, b, beta, alpha):
 
 ADDMM = defop("AddmmBackward0", _addmm_fwd,
               (lambda g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
-               lambda g, mat1, mat2, beta, alpha: g.mm(mat2.t()) if alpha == 1 else g.mm(mat2.t()) * alpha,
-               lambda g, mat1, mat2, beta, alpha: mat1.t().mm(g) if alpha == 1 else mat1.t().mm(g) * alpha),
+               lambda g, mat1, mat2, beta, alpha: _scaled(apply(MM_NT, (g, mat2)), alpha),
+               lambda g, mat1, mat2, beta, alpha: _scaled(apply(MM_TN, (mat1, g)), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
+
+
+def _scaled(t: Tensor, alpha) -> Tensor:
+    return t if alpha == 1 else t * alpha
 
 
 def _same_dtype(a: Tensor, b: Tensor, name: str) -> None:

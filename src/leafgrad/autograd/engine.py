@@ -183,20 +183,17 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                     outputs = _call_post_hooks(post, outputs, grads)
             if freed_site is not None:
                 fn.release_variables(freed_site)
-            metas = fn._in_meta
-            i = -1
-            for nxt, nr in fn.next_functions:
-                i += 1
+            if len(outputs) != len(fn.next_functions):  # a node or hook returned too few: pad with None
+                outputs = list(outputs) + [None] * (len(fn.next_functions) - len(outputs))
+            for i, ((nxt, nr), g, meta) in enumerate(zip(fn.next_functions, outputs, fn._in_meta)):
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
-                g = outputs[i] if i < len(outputs) else None
                 if g is not None:
                     d = g._data
-                    shape, dt = metas[i]
-                    if d.shape != shape:
-                        g = _reduce_to(g, shape, fn, i)
-                    if d.dtype != dt:
-                        g = g.to(_dtype_of(dt))
+                    if d.shape != meta[0]:
+                        g = _reduce_to(g, meta[0], fn, i)
+                    if d.dtype != meta[1]:
+                        g = g.to(_dtype_of(meta[1]))
                     buf = buffers.get(nxt)
                     if buf is None:
                         if nr == 0:
