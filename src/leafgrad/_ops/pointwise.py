@@ -162,12 +162,14 @@ CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda g: g)
 
 # ----------------------------------------------------------------------------- promotion front-end
 def _scalar_tensor(x, dt: D.dtype) -> Tensor:
-    return _make(np.asarray(x, dtype=dt.np))
+    # through astype, so an int outside the dtype's range wraps (uint8: -1 -> 255) as in torch
+    return _make(np.asarray(x).astype(dt.np))
 
 
 _PY_SCALAR_KIND = {float: "f", int: "i", bool: "b"}
+# (uint8 with a Python int is left to the general path: a negative int must wrap as in torch)
 _KEEPS_DTYPE = {("f", "f"), ("f", "i"), ("f", "b"), ("c", "f"), ("c", "i"), ("c", "b"), ("i", "i"), ("i", "b"),
-                ("u", "i"), ("u", "b"), ("b", "b")}
+                ("u", "b"), ("b", "b")}
 
 
 def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Tensor:
@@ -263,13 +265,18 @@ def _is_bool(x) -> bool:
     return x.__class__ is bool or (x.__class__ in TENSOR_TYPES and x._data.dtype.kind == "b")
 
 
-def sub(input, other, *, alpha=1) -> Tensor:
-    if _is_bool(input) or _is_bool(other):
-        if _is_bool(input) and _is_bool(other):
+def _check_bool_sub(a, b) -> None:
+    """torch refuses ``-`` on bool tensors (a Python bool counts as one)."""
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def sub(input, other, *, alpha=1) -> Tensor:
+    _check_bool_sub(input, other)
     sk = _PY_SCALAR_KIND.get(other.__class__)
     if sk is not None and input.__class__ in TENSOR_TYPES and (input._data.dtype.kind, sk) in _KEEPS_DTYPE:
         return apply_scalar(SUB, input, other, (alpha,))
@@ -277,9 +284,11 @@ def sub(input, other, *, alpha=1) -> Tensor:
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
+    _check_bool_sub(input, other)
     if isinstance(input, Tensor) and other.__class__ in _PY_SCALAR_KIND:
         dt = D.result_type(input, other)
-        return apply(RSUB_SCALAR, (input,), (other, alpha), cast=None if dt is input.dtype else dt.np)
+        value = np.asarray(other).astype(dt.np)  # wraps out-of-range ints as torch does
+        return apply(RSUB_SCALAR, (input,), (value, alpha), cast=None if dt is input.dtype else dt.np)
     return binary(RSUB, input, other, (alpha,))
 
 
