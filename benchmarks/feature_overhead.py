@@ -35,7 +35,7 @@ from leafgrad import provenance  # noqa: E402
 from leafgrad._ops import inplace, registry  # noqa: E402
 from leafgrad._tensor import VersionCounter  # noqa: E402
 from leafgrad.autograd import engine  # noqa: E402
-from leafgrad.autograd.graph import SavedTensor, _LATE  # noqa: E402
+from leafgrad.autograd.graph import SavedTensor  # noqa: E402
 from workloads import FULL, ChainBench, MLPBench, make_data, w1_ops  # noqa: E402
 
 
@@ -43,7 +43,7 @@ def _unpack_unchecked(self, node=None):
     """SavedTensor.unpack minus the version comparison (the freed check stays: it is needed)."""
     if not self._is_output:
         return self._tensor
-    t = _LATE["make"](self._data)
+    t = leafgrad.Tensor._make(self._data)
     t._vc = self._vc
     if self._requires_grad and node is not None:
         t._requires_grad = True

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._backend import backend_for_array, backend_for_device, device as Device
-from .autograd import grad_mode as _gm
-from .autograd.graph import _LATE as _graph_late, AccumulateGrad, RemovableHandle, _add_hook, _HookDict
+from .autograd import backward as _autograd_backward, grad_mode as _gm, graph as _graph
+from .autograd.graph import AccumulateGrad, RemovableHandle, _add_hook, _HookDict
 from .errors import raise_autograd, warn_autograd, user_site
 
 __all__ = ["Tensor", "VersionCounter", "Size"]
@@ -448,8 +448,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs=None) -> None:
-        from .autograd import backward as _backward
-        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ detaching and data
     def detach(self) -> "Tensor":
@@ -504,7 +503,8 @@ class Tensor:
 
 D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
-_graph_late["make"] = Tensor._make
+_graph._make_tensor = Tensor._make  # (SavedTensor.unpack rebuilds saved outputs with it)
+_graph._VersionCounter = VersionCounter
 
 
 def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:
@@ -518,9 +518,6 @@ def vc_of(t: Tensor) -> VersionCounter:
     if vc is None:
         vc = t._vc = VersionCounter()
     return vc
-
-
-_graph_late["vc_of"] = vc_of
 
 
 def _rebuild(arr, requires_grad):

@@ -27,10 +27,11 @@ import weakref
 from collections import deque
 
 from .autograd.grad_mode import STATE as _STATE
+from .autograd.graph import next_sequence_nr
 from .errors import _PKG_DIR, is_internal
 
-__all__ = ["enabled", "set_enabled", "site", "node_site", "Cut", "cut_of", "backward_site", "freeing_backward",
-           "user_frames", "Namer"]
+__all__ = ["enabled", "set_enabled", "site", "node_site", "user_line", "Cut", "cut_of", "backward_site",
+           "freeing_backward", "user_frames", "Namer"]
 
 _getframe = sys._getframe
 _ENABLED = [True]
@@ -110,6 +111,19 @@ def node_site_at(skip: int):
     if not _ENABLED[0]:
         return None
     return _walk(_getframe(skip))
+
+
+def user_line(skip: int = 2):
+    """``errors.user_site(skip)`` (the same ``(file, line)``) through the cached walk below.
+
+    For hot paths: every in-place write records where it happened, and a parameter
+    update writes each parameter every step.
+    """
+    try:
+        f = _getframe(skip)
+    except ValueError:
+        return None
+    return _walk(f)
 
 
 def _walk(f):
@@ -246,8 +260,7 @@ _BACKWARDS: deque = deque(maxlen=512)
 
 def backward_site():
     """The user's line of a backward() that frees its graph; remembers the sequence number reached."""
-    from .autograd.graph import next_sequence_nr
-    s = site(2)
+    s = _walk(_getframe(1))  # (site(2), through the cached walk)
     _BACKWARDS.append((next_sequence_nr(), s))
     return s
 

@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..errors import raise_autograd, user_site
+from ..provenance import user_line as _user_line
 from .._backend import backend_for_array
 from . import pointwise as _pw
 from .registry import OpNode, _record, apply, defop, edge_of
@@ -172,7 +173,10 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
             self._base is not None and self._base._requires_grad)
         for o in others:
             needs = needs or o._requires_grad
-    arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
+    if len(others) == 1:  # (the common case, spelled out: no comprehension, no star-call below)
+        arrays = (data, others[0]._data)
+    else:
+        arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
     xp = backend_for_array(data).xp
     original = data.copy() if needs and _saves_self(op) else None
     direct = _WRITE_INTO.get(op)
@@ -180,13 +184,16 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
         if arrays[1].dtype != data.dtype:
             _check_cast(self, np.result_type(*arrays))
-        direct(xp, *arrays, *params)
+        if len(arrays) == 2 and len(params) == 1:
+            direct(xp, data, arrays[1], params[0])
+        else:
+            direct(xp, *arrays, *params)
     else:
         out = op.forward(xp, *arrays, *params)
         if out.dtype != data.dtype:
             _check_cast(self, out.dtype)
         data[...] = out
-    vc_of(self).bump(user_site())
+    vc_of(self).bump(_user_line(2))  # (errors.user_site's answer, from provenance's cache)
     if not needs:
         return self
     if self._base is not None and (self._meta is None or self._meta.view_kind is None):
@@ -346,10 +353,12 @@ def _operand(other, self: Tensor) -> Tensor:
 
 def binary_(op, self: Tensor, other, params: tuple = (), name: str = "") -> Tensor:
     o = _operand(other, self)
-    try:
-        shape = np.broadcast_shapes(self._data.shape, o._data.shape)
-    except ValueError:
-        raise_broadcast_error(self._data.shape, o._data.shape)
+    shape = self._data.shape
+    if o._data.shape != shape:  # (equal shapes broadcast to themselves: skip NumPy's slow check)
+        try:
+            shape = np.broadcast_shapes(self._data.shape, o._data.shape)
+        except ValueError:
+            raise_broadcast_error(self._data.shape, o._data.shape)
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                            f"{list(shape) if shape is not None else list(o._data.shape)}: an in-place op cannot "

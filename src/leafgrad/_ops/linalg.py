@@ -63,12 +63,16 @@ def _same_dtype(a: Tensor, b: Tensor, name: str) -> None:
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
+    _check_mm_shapes(input, mat2)
+    _same_dtype(input, mat2, "mm")
+    return apply(MM, (input, mat2))
+
+
+def _check_mm_shapes(input: Tensor, mat2: Tensor) -> None:
     if input._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({input._data.shape[0]}x{input._data.shape[1]} and "
             f"{mat2._data.shape[0]}x{mat2._data.shape[1]})")
-    _same_dtype(input, mat2, "mm")
-    return apply(MM, (input, mat2))
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -139,8 +143,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 1 and db == 2:
         from .shape import SQUEEZE_MATMUL
         return apply(SQUEEZE_MATMUL, (mm(input.unsqueeze(0), other),), ((0,),))
-    if da == 2 and db == 2:
-        return mm(input, other)
+    if da == 2 and db == 2:  # mm, whose rank and dtype checks were just made
+        _check_mm_shapes(input, other)
+        return apply(MM, (input, other))
     if da >= 3 and db <= 2:
         # fold the batch into the rows: one BLAS call
         lead = input._data.shape[:-1]

@@ -736,15 +736,19 @@ def _nll_pick(xp, target, weight, ignore_index, x_dtype):
     t = target._data
     keep = t != ignore_index
     tc = xp.where(keep, t, 0)
-    w = weight._data[tc] if weight is not None else xp.ones(t.shape, dtype=x_dtype)
-    return tc, (w * keep).astype(x_dtype, copy=False)
+    if weight is None:
+        return tc, keep.astype(x_dtype)  # (the same 1.0 / 0.0 as ones * keep, one array op fewer)
+    return tc, (weight._data[tc] * keep).astype(x_dtype, copy=False)
 
 
 def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
     x2 = x[None] if x.ndim == 1 else x
     tc, w = _nll_pick(xp, target, weight, ignore_index, x.dtype)
     tc2 = tc[None] if x.ndim == 1 else tc
-    picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
+    if x2.ndim == 2:  # (N, C): one class per row, picked by plain indexing (take_along_axis is slow Python)
+        picked = x2[xp.arange(x2.shape[0]), tc2]
+    else:
+        picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
     loss = -picked.reshape(tc.shape) * w
     if reduction == "none":
         return loss
@@ -763,7 +767,13 @@ def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index):
     if len(input_shape) == 1:
         out[tc] = coef
         return out
-    xp.put_along_axis(out, tc[:, None], xp.broadcast_to(coef, tc.shape)[:, None].astype(dtype, copy=False), axis=1)
+    if coef.shape != tc.shape:  # (it has the target's shape already unless g or w broadcast)
+        coef = xp.broadcast_to(coef, tc.shape)
+    coef = coef.astype(dtype, copy=False)
+    if len(input_shape) == 2:  # (N, C): one class per row, written by plain indexing
+        out[xp.arange(input_shape[0]), tc] = coef
+    else:
+        xp.put_along_axis(out, tc[:, None], coef[:, None], axis=1)
     return out
 
 

@@ -228,6 +228,17 @@ def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
     return apply(op, (a,), params, cast=D.get_default_dtype().np)
 
 
+def unary_float_op(op, name: str):
+    """The public function of a unary float op (``exp``, ``tanh``, ...): a float tensor goes
+    straight to ``apply_unary`` (one call less per op), anything else through ``unary_float``."""
+    def fn(input: Tensor) -> Tensor:
+        if input.__class__ in TENSOR_TYPES and input._data.dtype.kind in "fc":
+            return apply_unary(op, input)
+        return unary_float(op, input)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def binary_method(op, reverse: bool = False):
     """``Tensor.__mul__`` and friends: the scalar fast path inlined, one call less per op."""
     if reverse:
@@ -236,9 +247,13 @@ def binary_method(op, reverse: bool = False):
         return method
 
     def method(self, other):
-        sk = _PY_SCALAR_KIND.get(other.__class__)
-        if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-            return apply_scalar(op, self, other, _NO_PARAMS)
+        if other.__class__ in TENSOR_TYPES:
+            if other._data.dtype == self._data.dtype:  # (binary's same-dtype case, one call less)
+                return apply(op, (self, other), _NO_PARAMS)
+        else:
+            sk = _PY_SCALAR_KIND.get(other.__class__)
+            if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
+                return apply_scalar(op, self, other, _NO_PARAMS)
         return binary(op, self, other)
     return method
 
@@ -249,9 +264,13 @@ _ALPHA_1 = (1,)
 
 def binary_alpha_method(op):
     def method(self, other):
-        sk = _PY_SCALAR_KIND.get(other.__class__)
-        if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-            return apply_scalar(op, self, other, _ALPHA_1)
+        if other.__class__ in TENSOR_TYPES:
+            if other._data.dtype == self._data.dtype:
+                return apply(op, (self, other), _ALPHA_1)
+        else:
+            sk = _PY_SCALAR_KIND.get(other.__class__)
+            if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
+                return apply_scalar(op, self, other, _ALPHA_1)
         return binary(op, self, other, _ALPHA_1)
     return method
 
@@ -276,10 +295,12 @@ def _check_bool_sub(a, b) -> None:
 
 
 def sub(input, other, *, alpha=1) -> Tensor:
-    _check_bool_sub(input, other)
     sk = _PY_SCALAR_KIND.get(other.__class__)
-    if sk is not None and input.__class__ in TENSOR_TYPES and (input._data.dtype.kind, sk) in _KEEPS_DTYPE:
-        return apply_scalar(SUB, input, other, (alpha,))
+    if sk is not None and sk != "b" and input.__class__ in TENSOR_TYPES:  # (no bool anywhere: nothing to refuse)
+        kind = input._data.dtype.kind
+        if kind != "b" and (kind, sk) in _KEEPS_DTYPE:
+            return apply_scalar(SUB, input, other, (alpha,))
+    _check_bool_sub(input, other)
     return binary(SUB, input, other, (alpha,))
 
 
@@ -348,8 +369,7 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
-def reciprocal(input: Tensor) -> Tensor:
-    return unary_float(RECIPROCAL, input)
+reciprocal = unary_float_op(RECIPROCAL, "reciprocal")
 
 
 def pow(input, exponent) -> Tensor:
@@ -371,64 +391,21 @@ def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
-def exp(input: Tensor) -> Tensor:
-    return unary_float(EXP, input)
-
-
-def expm1(input: Tensor) -> Tensor:
-    return unary_float(EXPM1, input)
-
-
-def log(input: Tensor) -> Tensor:
-    return unary_float(LOG, input)
-
-
-def log2(input: Tensor) -> Tensor:
-    return unary_float(LOG2, input)
-
-
-def log10(input: Tensor) -> Tensor:
-    return unary_float(LOG10, input)
-
-
-def log1p(input: Tensor) -> Tensor:
-    return unary_float(LOG1P, input)
-
-
-def sqrt(input: Tensor) -> Tensor:
-    return unary_float(SQRT, input)
-
-
-def rsqrt(input: Tensor) -> Tensor:
-    return unary_float(RSQRT, input)
-
-
-def sin(input: Tensor) -> Tensor:
-    return unary_float(SIN, input)
-
-
-def cos(input: Tensor) -> Tensor:
-    return unary_float(COS, input)
-
-
-def tan(input: Tensor) -> Tensor:
-    return unary_float(TAN, input)
-
-
-def atan(input: Tensor) -> Tensor:
-    return unary_float(ATAN, input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    return unary_float(TANH, input)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return unary_float(SIGMOID, input)
-
-
-def erf(input: Tensor) -> Tensor:
-    return unary_float(ERF, input)
+exp = unary_float_op(EXP, "exp")
+expm1 = unary_float_op(EXPM1, "expm1")
+log = unary_float_op(LOG, "log")
+log2 = unary_float_op(LOG2, "log2")
+log10 = unary_float_op(LOG10, "log10")
+log1p = unary_float_op(LOG1P, "log1p")
+sqrt = unary_float_op(SQRT, "sqrt")
+rsqrt = unary_float_op(RSQRT, "rsqrt")
+sin = unary_float_op(SIN, "sin")
+cos = unary_float_op(COS, "cos")
+tan = unary_float_op(TAN, "tan")
+atan = unary_float_op(ATAN, "atan")
+tanh = unary_float_op(TANH, "tanh")
+sigmoid = unary_float_op(SIGMOID, "sigmoid")
+erf = unary_float_op(ERF, "erf")
 
 
 def relu(input: Tensor) -> Tensor:

@@ -27,7 +27,36 @@ _INPUT_NAMES = {"self": 0, "other": 1}
 _FLOATING = frozenset("fc")
 
 
-class OpNode(Node):
+class _OpNodeType(type):
+    """The class of every OpNode class: keeps its ``grad_fn._saved_<name>`` properties in
+    step with its ``_saved_names`` (a few ops rename theirs to torch's after ``defop``).
+
+    torch exposes saved values as ``grad_fn._saved_<name>``. They are properties rather
+    than a ``__getattr__`` on OpNode because a class with ``__getattr__`` sends every
+    attribute read of its instances down CPython's slow generic path, and the engine
+    reads node attributes constantly.
+    """
+
+    def __setattr__(cls, name: str, value) -> None:
+        super().__setattr__(name, value)
+        if name == "_saved_names":
+            _install_saved_properties(cls)
+
+
+def _install_saved_properties(cls) -> None:
+    for attr in [a for a in vars(cls) if a.startswith("_saved_") and a != "_saved_names"]:
+        type.__delattr__(cls, attr)
+    names = cls._saved_names
+    for k in range(len(names) - 1, -1, -1):  # (backwards: a repeated name reads its first value)
+        type.__setattr__(cls, "_saved_" + names[k], property(lambda self, k=k: _saved_value(self, k)))
+
+
+def _saved_value(node: "OpNode", k: int):
+    v = node._saved[k]
+    return v.unpack(node) if v.__class__ is SavedTensor else v
+
+
+class OpNode(Node, metaclass=_OpNodeType):
     """A recorded call of a ``defop`` op. Subclasses are made per op by :func:`defop`."""
 
     __slots__ = ("_saved",)
@@ -37,26 +66,38 @@ class OpNode(Node):
     _variadic: bool = False
 
     def apply(self, grads: list) -> list:
-        saved = self._saved
-        if not saved:
-            vals = ()
-        elif len(saved) == 1:
-            s = saved[0]
-            vals = (s.unpack(self) if s.__class__ is SavedTensor else s,)
-        else:
-            vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in saved]
         g = grads if self._multi else grads[0]
+        edges = self.next_functions
+        formulas = self._formulas
+        if len(formulas) == 1 and not self._variadic:  # one input (exp, tanh, sum, ...): no loop
+            f = formulas[0]
+            if f is None or edges[0][0] is None:
+                return [None]
+            saved = self._saved
+            if len(saved) == 1:
+                v = saved[0]
+                return [f(g, v.unpack(self) if v.__class__ is SavedTensor else v)]
+            return [_call(f, g, _saved_values(self))]
+        vals = _saved_values(self)
         if self._variadic:
-            f = self._formulas[0]
-            return [None if nxt is None else f(g, i, *vals) for i, (nxt, _) in enumerate(self.next_functions)]
+            f = formulas[0]
+            return [None if nxt is None else f(g, i, *vals) for i, (nxt, _) in enumerate(edges)]
+        n = len(vals)
         out = []
-        for f, (nxt, _) in zip(self._formulas, self.next_functions):
-            out.append(f(g, *vals) if nxt is not None and f is not None else None)
+        for f, (nxt, _) in zip(formulas, edges):  # (_call written out: this is the hot loop)
+            if nxt is None or f is None:
+                out.append(None)
+            elif n == 2:
+                out.append(f(g, vals[0], vals[1]))
+            elif n == 1:
+                out.append(f(g, vals[0]))
+            else:
+                out.append(f(g, *vals))
         return out
 
     def apply_masked(self, grads: list, wanted) -> list:
         """Run the formulas of the inputs flagged in ``wanted`` (CopySlices picks its own)."""
-        vals = [s.unpack(self) if s.__class__ is SavedTensor else s for s in self._saved]
+        vals = _saved_values(self)
         g = grads if self._multi else grads[0]
         if self._variadic:
             f = self._formulas[0]
@@ -64,30 +105,53 @@ class OpNode(Node):
         return [f(g, *vals) if w and f is not None else None for f, w in zip(self._formulas, wanted)]
 
     def release_variables(self, site=None) -> None:
+        freed = site or True
         for s in self._saved:
-            if s.__class__ is SavedTensor:
-                s.release(site)
-
-    def __getattr__(self, name: str):
-        # torch exposes saved values as grad_fn._saved_<name>; keep them out of the slots
-        if name.startswith("_saved_"):
-            key = name[7:]
-            names = type(self)._saved_names
-            if key in names:
-                v = self._saved[names.index(key)]
-                return v.unpack(self) if v.__class__ is SavedTensor else v
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+            if s.__class__ is SavedTensor:  # (SavedTensor.release, written out: runs per node per backward)
+                s._tensor = s._data = None
+                s._freed_site = freed
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
         return [(n, s) for n, s in zip(self._saved_names, self._saved) if s.__class__ is SavedTensor]
 
 
+def _call(f, g, vals: tuple):
+    """``f(g, *vals)``, called directly for up to two values: in CPython a star-call costs
+    about as much as a small NumPy op, and formulas run for every node of every backward."""
+    n = len(vals)
+    if n == 1:
+        return f(g, vals[0])
+    if n == 2:
+        return f(g, vals[0], vals[1])
+    if n == 0:
+        return f(g)
+    return f(g, *vals)
+
+
+def _saved_values(node: OpNode) -> tuple:
+    """The node's saved values as its formulas take them: SavedTensors unpacked (and checked).
+
+    Written out for up to two values (nearly every op): no comprehension frame per node.
+    """
+    saved = node._saved
+    n = len(saved)
+    if n == 0:
+        return ()
+    if n == 1:
+        a = saved[0]
+        return (a.unpack(node) if a.__class__ is SavedTensor else a,)
+    if n == 2:
+        a, b = saved
+        return (a.unpack(node) if a.__class__ is SavedTensor else a, b.unpack(node) if b.__class__ is SavedTensor else b)
+    return tuple([s.unpack(node) if s.__class__ is SavedTensor else s for s in saved])
+
+
 class OpDef:
     """Everything known about one op, computed at registration."""
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
-                 "needed_by", "spec", "formulas")
+                 "needed_by", "spec", "formulas", "saves_params", "saves_result", "scalar_saves_other")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -137,6 +201,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
         "__slots__": (), "_formulas": tuple(grads), "_saved_names": tuple(saved), "_multi": n_out != 1,
         "_variadic": variadic,
         "__module__": "leafgrad.autograd.functions"})
+    _install_saved_properties(node_cls)
     op = OpDef()
     op.name = grad_fn
     op.node_cls = node_cls
@@ -151,6 +216,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
+    op.saves_params = op.saves_result = op.scalar_saves_other = False  # (common cases needing no loop: set with op.saved)
     return op
 
 
@@ -160,8 +226,25 @@ def _resolve_saved(op: OpDef) -> tuple:
     Done on first use rather than at import: ``import leafgrad`` stays fast.
     """
     op.needed_by = _needed_by(op.formulas, len(op.spec), op.variadic)
-    op.saved = tuple((kind, i, users) for (kind, i), users in zip(op.spec, op.needed_by))
+    # a one-input op is only recorded when its input requires grad: a value its formula
+    # reads is then always saved, with no per-call check of the edges (None: "any input")
+    single = op.n_in == 1 and not op.variadic
+    op.saved = tuple((kind, i, None if single and users == (0,) else users)
+                     for (kind, i), users in zip(op.spec, op.needed_by))
+    # three common cases that need no loop per recorded node
+    op.saves_params = len(op.params) > 0 and op.spec == tuple((3, k) for k in range(len(op.params)))  # add's alpha
+    op.saves_result = op.saved == ((1, 0, None),) and op.n_out == 1  # exp, tanh, relu, ...
+    op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
     return op.saved
+
+
+def _saves_only_the_number(saved: tuple) -> bool:
+    """Does ``apply_scalar`` save exactly ``(None, number)``? It does when ``self`` is read only
+    by the number's formula and ``other`` by the tensor's: only the tensor (input 0) has an edge."""
+    if len(saved) != 2 or saved[0][:2] != (0, 0) or saved[1][:2] != (0, 1):
+        return False
+    self_users, other_users = saved[0][2], saved[1][2]
+    return self_users is not None and 0 not in self_users and (other_users is None or 0 in other_users)
 
 
 def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
@@ -226,34 +309,39 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
         arrays = [t._data for t in inputs]
     if cast is not None:
         arrays = [a if a.dtype == cast else a.astype(cast) for a in arrays]
-    xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
+    first = arrays[0]
+    xp = _BY_ARRAY_TYPE[first.__class__].xp
     try:
-        out = op.forward(xp, arrays, *params) if op.variadic else op.forward(xp, *arrays, *params)
+        if op.variadic:
+            out = op.forward(xp, arrays, *params)
+        elif len(arrays) == 2 and len(params) <= 1:  # (direct calls: see _forward1)
+            out = op.forward(xp, first, arrays[1], params[0]) if params else op.forward(xp, first, arrays[1])
+        else:
+            out = op.forward(xp, *arrays, *params)
     except ValueError as e:
         if "broadcast" in str(e) and len(arrays) >= 2:
             from .inplace import raise_broadcast_error
-            raise_broadcast_error(arrays[0].shape, arrays[1].shape)
+            raise_broadcast_error(first.shape, arrays[1].shape)
         raise
     if op.n_out == 1:
-        if out.__class__ is not arrays[0].__class__:
+        if out.__class__ is not first.__class__:
             out = xp.asarray(out)
         res = _make(out)
         if op.view:
             _mark_view(res, inputs[0])
-        if needs and out.dtype.kind in _FLOATING:
-            node = _record(op, inputs, params, (res,))
-            res._requires_grad = True
-            res._grad_fn = node
-            _finish_saves(op, node, inputs, (res,), params)
-        elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
-            if not grad_on:
-                if not _STATE.in_backward:
-                    _nograd_op(op.name, (res,), inputs)
-            else:
-                for t in inputs:
-                    if t._meta is not None and t._meta.cut is not None:
-                        _propagate_cut((res,), inputs)
-                        break
+        if needs:
+            if out.dtype.kind in _FLOATING:
+                node = _record(op, inputs, params, (res,))
+                res._requires_grad = True
+                res._grad_fn = node
+                _finish_saves(op, node, inputs, (res,), params)
+        elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
+            for t in inputs:
+                if t._meta is not None and t._meta.cut is not None:
+                    _propagate_cut((res,), inputs)
+                    break
+        elif not _STATE.in_backward:
+            _nograd_op(op.name, (res,), inputs)
         return res
     outs = []
     for o in out:
@@ -295,6 +383,20 @@ def _mark_view(res: Tensor, inp: Tensor, multi: bool = False) -> None:
 _NO_EDGE = (None, 0)
 _NO_META = ((), None)
 
+# A node's ``_in_meta`` (the inputs' shapes and dtypes) is an immutable tuple, the same for
+# every node recorded with inputs of the same shapes and dtypes: one shared copy per
+# combination, so recording allocates two tuples fewer per op. That matters beyond the
+# allocation itself: every object a graph keeps alive is traversed by the cyclic GC's
+# collections, which a long forward pass triggers many times over.
+_IN_META: dict = {}
+
+
+def _shared_meta(key: tuple, meta: tuple) -> tuple:
+    if len(_IN_META) >= 4096:  # (a program cycling through many shapes: start over)
+        _IN_META.clear()
+    _IN_META[key] = meta
+    return meta
+
 
 def _edge(t: Tensor) -> tuple:
     fn = t._grad_fn
@@ -313,7 +415,11 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
     if len(inputs) == 2:
         a, b = inputs
         node.next_functions = (_edge(a), _edge(b))
-        node._in_meta = ((a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype))
+        ma = (a._data.shape, a._data.dtype)
+        mb = (b._data.shape, b._data.dtype)
+        key = (ma, mb)
+        meta = _IN_META.get(key)
+        node._in_meta = meta if meta is not None else _shared_meta(key, key)
     else:
         node.next_functions = tuple([_edge(t) for t in inputs])
         node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
@@ -331,6 +437,9 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         spec = _resolve_saved(op)
     if not spec:
         node._saved = ()
+        return
+    if op.saves_params and params.__class__ is tuple:  # (add's alpha, ...): the caller's tuple, shared
+        node._saved = params
         return
     saved = []
     edges = node.next_functions
@@ -361,6 +470,22 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
     node._saved = saved
 
 
+def _forward1(forward, xp, arr, params: tuple):
+    """``forward(xp, arr, *params)``, called directly for up to two parameters.
+
+    In CPython a star-call costs about as much as a small NumPy op; a direct call of a
+    Python function is several times cheaper, and these run for every op.
+    """
+    n = len(params)
+    if n == 0:
+        return forward(xp, arr)
+    if n == 1:
+        return forward(xp, arr, params[0])
+    if n == 2:
+        return forward(xp, arr, params[0], params[1])
+    return forward(xp, arr, *params)
+
+
 def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
     """``apply`` for the common one-tensor-in, one-tensor-out, non-view op (exp, relu, sum, ...)."""
     st = _STATE
@@ -372,7 +497,7 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
         needs = False
     arr = a._data
     xp = _BY_ARRAY_TYPE[arr.__class__].xp
-    out = op.forward(xp, arr, *params)
+    out = op.forward(xp, arr) if not params else _forward1(op.forward, xp, arr, params)
     if out.__class__ is not arr.__class__:
         out = xp.asarray(out)
     res = _make(out)
@@ -387,7 +512,9 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
                 ref = a._accumulator
                 acc = ref() if ref is not None else None
                 node.next_functions = ((acc if acc is not None else a._grad_accumulator(), 0),)
-            node._in_meta = ((arr.shape, arr.dtype),)
+            key = (arr.shape, arr.dtype)
+            meta = _IN_META.get(key)
+            node._in_meta = meta if meta is not None else _shared_meta(key, (key,))
             node._extra = None
             node._site = _node_site()
             if st.anomaly:
@@ -395,7 +522,10 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
                 record_forward_trace(node)
             res._requires_grad = True
             res._grad_fn = node
-            _finish_saves(op, node, (a,), (res,), params)
+            if op.saves_result:
+                node._saved = (SavedTensor(res, True, node._site),)
+            else:
+                _finish_saves(op, node, (a,), (res,), params)
     elif st.grad:
         if a._meta is not None and a._meta.cut is not None:
             _propagate_cut((res,), (a,))
@@ -410,43 +540,55 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     The number is passed to NumPy as is (its weak typing matches torch's rule) and is
     recorded as an input without history, so no wrapper tensor is made for it.
     """
-    if _STATE.grad:
+    grad_on = _STATE.grad
+    if grad_on:
         if a._base is not None:
             _sync_view(a)
         needs = a._requires_grad
     else:
         needs = False
     arr = a._data
-    out = op.forward(_BY_ARRAY_TYPE[arr.__class__].xp, arr, scalar, *params)
+    xp = _BY_ARRAY_TYPE[arr.__class__].xp
+    if not params:  # (direct calls: see _forward1)
+        out = op.forward(xp, arr, scalar)
+    elif len(params) == 1:
+        out = op.forward(xp, arr, scalar, params[0])
+    else:
+        out = op.forward(xp, arr, scalar, *params)
     if out.__class__ is not arr.__class__:
-        out = _BY_ARRAY_TYPE[arr.__class__].xp.asarray(out)
+        out = xp.asarray(out)
     res = _make(out)
-    if needs and out.dtype.kind in _FLOATING:
-        node = _new(op.node_cls)
-        node._seq = next_sequence_nr()
-        fn = a._grad_fn
-        if fn is not None:
-            first = (fn, a._output_nr)
-        else:
-            ref = a._accumulator
-            acc = ref() if ref is not None else None
-            first = (acc if acc is not None else a._grad_accumulator(), 0)
-        node.next_functions = (first, _NO_EDGE)
-        node._in_meta = ((arr.shape, arr.dtype), _NO_META)  # the number's edge is None: never read
-        node._extra = None
-        node._site = _node_site()
-        if _STATE.anomaly:
-            from ..autograd.anomaly import record_forward_trace
-            record_forward_trace(node)
-        res._requires_grad = True
-        res._grad_fn = node
-        _finish_saves(op, node, (a, scalar), (res,), params)
-    elif not needs:  # provenance: where a chain from a tensor that requires grad is cut
-        if not _STATE.grad:
-            if not _STATE.in_backward:
-                _nograd_op(op.name, (res,), (a,))
-        elif a._meta is not None and a._meta.cut is not None:
+    if needs:
+        if out.dtype.kind in _FLOATING:
+            node = _new(op.node_cls)
+            node._seq = next_sequence_nr()
+            fn = a._grad_fn
+            if fn is not None:
+                first = (fn, a._output_nr)
+            else:
+                ref = a._accumulator
+                acc = ref() if ref is not None else None
+                first = (acc if acc is not None else a._grad_accumulator(), 0)
+            node.next_functions = (first, _NO_EDGE)
+            key = (arr.shape, arr.dtype, None)  # (the number's edge is None: its meta is never read)
+            meta = _IN_META.get(key)
+            node._in_meta = meta if meta is not None else _shared_meta(key, (key[:2], _NO_META))
+            node._extra = None
+            node._site = _node_site()
+            if _STATE.anomaly:
+                from ..autograd.anomaly import record_forward_trace
+                record_forward_trace(node)
+            res._requires_grad = True
+            res._grad_fn = node
+            if op.scalar_saves_other:
+                node._saved = (None, scalar)
+            else:
+                _finish_saves(op, node, (a, scalar), (res,), params)
+    elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
+        if a._meta is not None and a._meta.cut is not None:
             _propagate_cut((res,), (a,))
+    elif not _STATE.in_backward:
+        _nograd_op(op.name, (res,), (a,))
     return res
 
 

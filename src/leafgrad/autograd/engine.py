@@ -18,6 +18,8 @@ from ..errors import raise_autograd, user_site
 from .grad_mode import STATE
 from .graph import _LATE, AccumulateGrad, Node
 from ..provenance import backward_site as _backward_site
+from .._creation import ones_like_array  # (the engine is imported on the first backward, after the ops)
+from .._ops.reduction import sum_dims
 
 __all__ = ["run_backward", "accumulate_into_leaf"]
 
@@ -32,7 +34,6 @@ def _gradient_edge(t: Tensor):
 
 
 def _root_grads(tensors, grad_tensors, is_grad_call: bool):
-    from .._creation import ones_like_array
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not t.requires_grad:
@@ -65,19 +66,24 @@ def _root_grads(tensors, grad_tensors, is_grad_call: bool):
 
 
 def _collect(roots_edges, capture_edges):
-    """Dependency counts over the reachable graph; with captures, only nodes that lead to one."""
-    deps: dict = {}
-    seen = {fn for fn, _ in roots_edges if fn is not None}
-    stack = list(seen)
-    pop, push, mark, count = stack.pop, stack.append, seen.add, deps.get
+    """Dependency counts over the reachable graph; with captures, only nodes that lead to one.
+
+    The roots enter the count dict at 0, so the dict doubles as the "seen" set: a node
+    is pushed on the stack the first time an edge reaches it, and a root never twice.
+    """
+    deps: dict = {fn: 0 for fn, _ in roots_edges if fn is not None}
+    stack = list(deps)
+    pop, push, count = stack.pop, stack.append, deps.get
     while stack:
         for nxt, _ in pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = count(nxt, 0) + 1
-            if nxt not in seen:
-                mark(nxt)
+            c = count(nxt)
+            if c is None:
+                deps[nxt] = 1
                 push(nxt)
+            else:
+                deps[nxt] = c + 1
     if capture_edges is None:
         return deps, None
     targets = {fn for fn, _ in capture_edges}
@@ -85,7 +91,7 @@ def _collect(roots_edges, capture_edges):
     # one sweep over a topological order (built here, iteratively) marks every node on a path
     indeg = dict(deps)
     topo = []
-    ready = [fn for fn in seen if fn not in indeg]
+    ready = [fn for fn, c in deps.items() if c == 0]
     while ready:
         fn = ready.pop()
         topo.append(fn)
@@ -153,23 +159,33 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     STATE.grad = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
     anomaly = STATE.anomaly
+    # ``only`` holds the next node to run when it is the one node ready (a chain, the common
+    # case): the heap would hand it back at once, so it skips the push and pop. As soon as a
+    # second node is ready, both go on the heap in the order they became ready.
+    only = None
     try:
-        while heap:
-            fn = heappop(heap)[2]
+        while True:
+            if only is not None:
+                fn = only
+                only = None
+            elif heap:
+                fn = heappop(heap)[2]
+            else:
+                break
             grads = buffers.pop(fn)
-            cls = fn.__class__
-            if fn._extra is not None or cls is AccumulateGrad:
+            if fn.__class__ is AccumulateGrad:  # a leaf's sink: its hooks, then .grad
+                m = fn.variable._meta
+                if m is not None and m.hooks:
+                    grads = _call_pre_hooks(fn, grads)
+                if capture_index and fn in capture_index:
+                    _capture(fn, grads, capture_index, captured, inputs, False)
+                if accumulate:
+                    accumulate_into_leaf(fn.variable, grads[0])  # (AccumulateGrad.apply, one call less)
+                continue
+            if fn._extra is not None:
                 grads = _call_pre_hooks(fn, grads)
             if capture_index and fn in capture_index:
-                for nr, i in capture_index[fn]:
-                    g = grads[nr] if nr < len(grads) else None
-                    captured[i] = g
-                    if accumulate and g is not None and cls is not AccumulateGrad:
-                        accumulate_into_leaf(inputs[i], g)  # backward(inputs=[non_leaf]) fills its .grad
-            if cls is AccumulateGrad:
-                if accumulate:
-                    fn.apply(grads)
-                continue
+                _capture(fn, grads, capture_index, captured, inputs, accumulate)
             if needed is not None and fn not in needed:
                 continue
             if anomaly:  # names the forward line of a failing node; stops at the first NaN
@@ -183,16 +199,19 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                     outputs = _call_post_hooks(post, outputs, grads)
             if freed_site is not None:
                 fn.release_variables(freed_site)
-            if len(outputs) != len(fn.next_functions):  # a node or hook returned too few: pad with None
-                outputs = list(outputs) + [None] * (len(fn.next_functions) - len(outputs))
-            for i, ((nxt, nr), g, meta) in enumerate(zip(fn.next_functions, outputs, fn._in_meta)):
+            edges = fn.next_functions
+            if len(outputs) != len(edges):  # a node or hook returned too few: pad with None
+                outputs = list(outputs) + [None] * (len(edges) - len(outputs))
+            for i, (nxt, nr) in enumerate(edges):  # (indexing beats zipping three sequences)
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
+                g = outputs[i]
                 if g is not None:
+                    meta = fn._in_meta[i]
                     d = g._data
                     if d.shape != meta[0]:
                         g = _reduce_to(g, meta[0], fn, i)
-                    if d.dtype != meta[1]:
+                    if d.dtype is not meta[1] and d.dtype != meta[1]:
                         g = g.to(_dtype_of(meta[1]))
                     buf = buffers.get(nxt)
                     if buf is None:
@@ -208,7 +227,14 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                         buf[nr] = g if old is None else old + g
                 c = deps[nxt] - 1
                 deps[nxt] = c
-                if c == 0 and nxt in buffers:
+                if c == 0 and (g is not None or nxt in buffers):
+                    if only is None and not heap:
+                        only = nxt
+                        continue
+                    if only is not None:
+                        heappush(heap, (-only._seq, tie, only))
+                        tie += 1
+                        only = None
                     heappush(heap, (-nxt._seq, tie, nxt))
                     tie += 1
             # drop this frame's references to the gradients, so AccumulateGrad can tell a
@@ -232,6 +258,15 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     return tuple(result)
 
 
+def _capture(fn, grads, capture_index, captured, inputs, fill_grad: bool) -> None:
+    """Record the gradients reaching a wanted input (``autograd.grad`` / ``backward(inputs=...)``)."""
+    for nr, i in capture_index[fn]:
+        g = grads[nr] if nr < len(grads) else None
+        captured[i] = g
+        if fill_grad and g is not None:
+            accumulate_into_leaf(inputs[i], g)  # backward(inputs=[non_leaf]) fills its .grad
+
+
 def _dtype_of(np_dtype):
     from .._dtype import from_numpy_dtype
     return from_numpy_dtype(np_dtype)
@@ -250,10 +285,10 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
             "with the shape of the corresponding input.", node=fn, index=i)
     if lead:
-        g = g.sum(tuple(range(lead)))  # no keepdim: a fresh array of the right rank, no view
+        g = sum_dims(g, tuple(range(lead)))  # no keepdim: a fresh array of the right rank, no view
     ones = tuple(k for k, s in enumerate(shape) if s == 1 and g._data.shape[k] != 1)
     if ones:
-        g = g.sum(ones, keepdim=True)
+        g = sum_dims(g, ones, True)
     return g
 
 

@@ -152,8 +152,8 @@ class SavedTensor:
 
     def __init__(self, tensor, is_output: bool, site=None) -> None:
         vc = tensor._vc
-        if vc is None:
-            vc = _LATE["vc_of"](tensor)
+        if vc is None:  # (vc_of(tensor), written out: an op's result has none yet)
+            vc = tensor._vc = _VersionCounter()
         self._vc = vc
         self._version = vc.v
         self._is_output = is_output
@@ -190,12 +190,13 @@ class SavedTensor:
     def unpack(self, node: Node | None = None):
         if self._freed_site is not None:
             raise_backward_twice(node, self._freed_site)
-        if self._vc.v != self._version:
+        vc = self._vc
+        if vc.v != self._version:
             raise_saved_modified(self, node)
         if not self._is_output:
             return self._tensor
-        t = _LATE["make"](self._data)
-        t._vc = self._vc
+        t = _make_tensor(self._data)
+        t._vc = vc
         if self._requires_grad and node is not None:
             t._requires_grad = True
             t._grad_fn = node
@@ -205,6 +206,11 @@ class SavedTensor:
     def shape_dtype(self) -> tuple:
         arr = self._data if self._is_output else (self._tensor._data if self._tensor is not None else None)
         return (None, None) if arr is None else (tuple(arr.shape), arr.dtype)
+
+
+# set by _tensor.py (which imports this module): unpack rebuilds saved outputs, saving makes counters
+_make_tensor = None  # Tensor._make
+_VersionCounter = None
 
 
 def raise_backward_twice(node, freed_site) -> None:
