@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._backend import backend_for_array, backend_for_device, device as Device
-from .autograd import backward as _autograd_backward, grad_mode as _gm, graph as _graph
+from . import autograd as _autograd
+from .autograd import grad_mode as _gm, graph as _graph
 from .autograd.graph import AccumulateGrad, RemovableHandle, _add_hook, _HookDict
 from .errors import raise_autograd, warn_autograd, user_site
 
@@ -448,7 +449,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs=None) -> None:
-        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ detaching and data
     def detach(self) -> "Tensor":

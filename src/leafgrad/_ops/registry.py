@@ -48,7 +48,8 @@ def _install_saved_properties(cls) -> None:
         type.__delattr__(cls, attr)
     names = cls._saved_names
     for k in range(len(names) - 1, -1, -1):  # (backwards: a repeated name reads its first value)
-        type.__setattr__(cls, "_saved_" + names[k], property(lambda self, k=k: _saved_value(self, k)))
+        if names[k] != "names":  # (``_saved_names`` is the class's own list)
+            type.__setattr__(cls, "_saved_" + names[k], property(lambda self, k=k: _saved_value(self, k)))
 
 
 def _saved_value(node: "OpNode", k: int):
@@ -303,8 +304,11 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
                 _sync_view(t)
             if t._requires_grad:
                 needs = True
-    if len(inputs) == 2:  # (the common case, without a comprehension's frame)
+    n_in = len(inputs)
+    if n_in == 2:  # (the common cases, without a comprehension's frame)
         arrays = (inputs[0]._data, inputs[1]._data)
+    elif n_in == 1:
+        arrays = (inputs[0]._data,)
     else:
         arrays = [t._data for t in inputs]
     if cast is not None:
@@ -314,8 +318,10 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     try:
         if op.variadic:
             out = op.forward(xp, arrays, *params)
-        elif len(arrays) == 2 and len(params) <= 1:  # (direct calls: see _forward1)
+        elif n_in == 2 and len(params) <= 1:  # (direct calls: see _forward1)
             out = op.forward(xp, first, arrays[1], params[0]) if params else op.forward(xp, first, arrays[1])
+        elif n_in == 1:
+            out = _forward1(op.forward, xp, first, params)
         else:
             out = op.forward(xp, *arrays, *params)
     except ValueError as e:
@@ -420,6 +426,12 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
         key = (ma, mb)
         meta = _IN_META.get(key)
         node._in_meta = meta if meta is not None else _shared_meta(key, key)
+    elif len(inputs) == 1:
+        a = inputs[0]
+        node.next_functions = (_edge(a),)
+        key = (a._data.shape, a._data.dtype)
+        meta = _IN_META.get(key)
+        node._in_meta = meta if meta is not None else _shared_meta(key, (key,))
     else:
         node.next_functions = tuple([_edge(t) for t in inputs])
         node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
