@@ -274,16 +274,6 @@ def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
     return tuple(tuple(sorted(u)) for u in users)
 
 
-def edge_of(t: Tensor) -> tuple:
-    """The (node, input_nr) edge through which gradient reaches ``t``."""
-    fn = t._grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    if t._requires_grad:
-        return (t._grad_accumulator(), 0)
-    return (None, 0)
-
-
 def _sync_view(t: Tensor) -> None:
     if t._vc.v != t._view_v:
         from .inplace import regenerate_view_grad_fn
@@ -405,6 +395,7 @@ def _shared_meta(key: tuple, meta: tuple) -> tuple:
 
 
 def _edge(t: Tensor) -> tuple:
+    """The (node, input_nr) edge through which gradient reaches ``t``."""
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
@@ -413,6 +404,9 @@ def _edge(t: Tensor) -> tuple:
         acc = ref() if ref is not None else None
         return (acc if acc is not None else t._grad_accumulator(), 0)
     return _NO_EDGE
+
+
+edge_of = _edge  # the public name (autograd.Function, CopySlices)
 
 
 def _record(op: OpDef, inputs, params, outs) -> OpNode:
