@@ -259,5 +259,14 @@ def _legacy_type_name(d) -> str:
     return f"torch.{_LEGACY.get(d.name, d.name)}Tensor"
 
 
+def short_name(node: Any) -> str:
+    """A node's torch name without the ``torch::autograd::`` prefix, for drawings and explanations."""
+    try:
+        name = node.name()
+    except Exception:
+        name = type(node).__name__
+    return name[17:] if name.startswith("torch::autograd::") else name
+
+
 def describe_node(node: Any) -> str:
     return "None" if node is None else node.name()

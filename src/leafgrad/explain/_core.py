@@ -6,6 +6,7 @@ import os
 import re
 import sys
 
+from ..autograd.graph import short_name
 from ..errors import CODES
 from ..provenance import Namer, cut_of, freeing_backward, user_frames
 from . import _texts
@@ -130,13 +131,7 @@ def _code(name: str | None) -> str | None:
 
 
 def _node_name(node) -> str | None:
-    if node is None:
-        return None
-    try:
-        n = node.name()
-    except Exception:
-        n = type(node).__name__
-    return n[17:] if n.startswith("torch::autograd::") else n
+    return None if node is None else short_name(node)
 
 
 # ----------------------------------------------------------------------------- facts from an error

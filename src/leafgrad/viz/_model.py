@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.graph import AccumulateGrad, SavedTensor
+from ..autograd.graph import AccumulateGrad, SavedTensor, short_name
 
 __all__ = ["VNode", "GraphModel", "build"]
 
@@ -144,14 +144,6 @@ def _nested(arr) -> str:
     return "[" + ", ".join(_nested(a) for a in arr) + "]"
 
 
-def _node_name(fn) -> str:
-    try:
-        name = fn.name()
-    except Exception:
-        name = type(fn).__name__
-    return name[17:] if name.startswith("torch::autograd::") else name
-
-
 def saved_of(fn) -> list:
     """(slot name, SavedTensor) pairs of a node, whatever kind of node it is."""
     names = getattr(type(fn), "_saved_names", None)
@@ -252,13 +244,13 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
             return b
         info = type_info.get(cls)
         if info is None:
-            info = type_info[cls] = (_node_name(fn), hasattr(cls, "fn") or "fn" in getattr(cls, "__slots__", ()))
+            info = type_info[cls] = (short_name(fn), hasattr(cls, "fn") or "fn" in getattr(cls, "__slots__", ()))
         lines = []
         marks = ()
         if info[1]:
             inner = getattr(fn, "fn", None)
             if inner is not None and hasattr(inner, "next_functions"):
-                lines.append(f"wraps {_node_name(inner)}")
+                lines.append(f"wraps {short_name(inner)}")
         extra = fn._extra
         if extra:
             n = _hooks_count(extra.get("pre")) + _hooks_count(extra.get("post"))
