@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor
-from .registry import apply, apply_nograd, apply_scalar, apply_unary, defop
+from .registry import apply, apply_scalar, apply_unary, defop
 
 _make = Tensor._make
 

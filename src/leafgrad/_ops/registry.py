@@ -19,7 +19,7 @@ from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
-__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_nograd", "edge_of"]
+__all__ = ["OpDef", "OpNode", "defop", "apply", "edge_of"]
 
 _new = object.__new__
 _make = Tensor._make
@@ -596,13 +596,3 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     elif not _STATE.in_backward:
         _nograd_op(op.name, (res,), (a,))
     return res
-
-
-def apply_nograd(fn: Callable, *tensors: Tensor, dtype_out=None):
-    """Run a non-differentiable op (comparisons, argmax, ...): its result never requires grad."""
-    arrays = [t._data for t in tensors]
-    xp = _BY_ARRAY_TYPE[arrays[0].__class__].xp
-    out = fn(xp, *arrays)
-    if out.__class__ is not arrays[0].__class__:
-        out = xp.asarray(out)
-    return _make(out)

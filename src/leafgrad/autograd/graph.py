@@ -267,6 +267,3 @@ def short_name(node: Any) -> str:
         name = type(node).__name__
     return name[17:] if name.startswith("torch::autograd::") else name
 
-
-def describe_node(node: Any) -> str:
-    return "None" if node is None else node.name()
