@@ -47,13 +47,32 @@ class device:
 class Backend:
     """An array module (``xp``) plus the array type it produces and the device it serves."""
 
-    __slots__ = ("name", "xp", "array_type", "device")
+    __slots__ = ("name", "xp", "array_type", "device", "consts")
 
     def __init__(self, name: str, xp, array_type: type, dev: device) -> None:
         self.name = name
         self.xp = xp
         self.array_type = array_type
         self.device = dev
+        self.consts: dict = {}  # dtype -> {Python number: read-only 0-d array}, see const()
+
+    def const(self, value, dtype):
+        """A Python number as a read-only 0-d array of ``dtype``, made once per value.
+
+        NumPy 2 converts a Python number to the array's dtype on every call (NEP 50's weak
+        scalars), which costs about as much as the arithmetic on a small array; a 0-d array
+        of that dtype gives the same result without the conversion. Tensor-by-number ops
+        (``x * 0.5``, and the formulas of their backward) reuse one per value. Zero is not
+        kept: ``0.0`` and ``-0.0`` are equal keys but must stay different numbers.
+        """
+        c = self.xp.asarray(value, dtype=dtype)
+        if value != 0 and value == value:  # (and NaN: never equal to itself, never found again)
+            table = self.consts.get(dtype)
+            if table is None or len(table) >= 256:  # (a program sweeping through many numbers: start over)
+                table = self.consts[dtype] = {}
+            c.flags.writeable = False
+            table[value] = c
+        return c
 
     def asarray(self, obj, dtype=None):
         return self.xp.asarray(obj, dtype=dtype)

@@ -504,7 +504,7 @@ class Tensor:
 
 D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
-_graph._make_tensor = Tensor._make  # (SavedTensor.unpack rebuilds saved outputs with it)
+_graph._TensorType = Tensor  # (SavedTensor.unpack rebuilds saved outputs)
 _graph._VersionCounter = VersionCounter
 
 

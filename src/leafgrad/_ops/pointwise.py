@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor
-from .registry import apply, apply_scalar, apply_unary, defop
+from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 
 _make = Tensor._make
 
@@ -92,12 +92,20 @@ SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (r * (
                          saved=("input0", "input1"), n_in=2)
 THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", lambda xp, g, r: g * (r > 0),
                            (lambda gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
-TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: apply(TANH_BACKWARD, (g, result)),
+TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: apply_binary(TANH_BACKWARD, g, result),
              saved=("result",))
 SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a),
-                lambda g, result: apply(SIGMOID_BACKWARD, (g, result)), saved=("result",))
-RELU = defop("ReluBackward0", lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False),
-             lambda g, result: apply(THRESHOLD_BACKWARD, (g, result)), saved=("result",))
+                lambda g, result: apply_binary(SIGMOID_BACKWARD, g, result), saved=("result",))
+
+
+def _relu_fwd(xp, a):
+    if a.dtype.kind == "b":  # (NumPy would compute max(bool, 0) as int64)
+        raise RuntimeError("Boolean inputs not supported for relu: convert the mask first, e.g. mask.float().relu().")
+    return xp.maximum(a, 0)  # (NumPy 2 keeps a's dtype for a Python number: no cast back needed)
+
+
+RELU = defop("ReluBackward0", _relu_fwd,
+             lambda g, result: apply_binary(THRESHOLD_BACKWARD, g, result), saved=("result",))
 ABS = defop("AbsBackward0", lambda xp, a: xp.abs(a), lambda g, self: g * self.sign(), saved=("self",))
 SIGN = defop("SignBackward0", lambda xp, a: xp.sign(a), lambda g: g * 0)
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
@@ -106,7 +114,23 @@ ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda g, self: g / (1
 CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda g: g.conj())
 
 
+_EXPIT = [None]  # scipy.special.expit, looked up at the first sigmoid; False where SciPy is missing
+
+
 def _sigmoid(xp, a):
+    # SciPy's expit is one pass over the array, within 3 ulp of torch's float32 sigmoid (the
+    # formula below: four passes, within 10 ulp); it is looked up on first use, as erf's is,
+    # so that ``import leafgrad`` never pays for importing SciPy.
+    if xp is np and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        expit = _EXPIT[0]
+        if expit is None:
+            try:
+                from scipy.special import expit
+            except ImportError:
+                expit = False
+            _EXPIT[0] = expit
+        if expit is not False:
+            return expit(a)
     # 1 / (1 + exp(-a)) = exp(-log(1 + exp(-a))): logaddexp never overflows, tails keep full precision
     return xp.exp(-xp.logaddexp(0, -a))
 
@@ -249,7 +273,7 @@ def binary_method(op, reverse: bool = False):
     def method(self, other):
         if other.__class__ in TENSOR_TYPES:
             if other._data.dtype == self._data.dtype:  # (binary's same-dtype case, one call less)
-                return apply(op, (self, other), _NO_PARAMS)
+                return apply_binary(op, self, other, _NO_PARAMS)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
             if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
@@ -266,7 +290,7 @@ def binary_alpha_method(op):
     def method(self, other):
         if other.__class__ in TENSOR_TYPES:
             if other._data.dtype == self._data.dtype:
-                return apply(op, (self, other), _ALPHA_1)
+                return apply_binary(op, self, other, _ALPHA_1)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
             if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
@@ -325,7 +349,7 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         if input.__class__ in TENSOR_TYPES and other.__class__ in TENSOR_TYPES:
             ad = input._data.dtype
             if ad == other._data.dtype and ad.kind in "fc":
-                return apply(DIV, (input, other))
+                return apply_binary(DIV, input, other)
         dt = D.result_type(input, other)
         if not (dt.is_floating_point or dt.is_complex):
             return binary(DIV, input, other, out_dtype=D.get_default_dtype())

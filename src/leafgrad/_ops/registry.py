@@ -19,7 +19,7 @@ from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
-__all__ = ["OpDef", "OpNode", "defop", "apply", "edge_of"]
+__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of"]
 
 _new = object.__new__
 _make = Tensor._make
@@ -117,6 +117,19 @@ class OpNode(Node, metaclass=_OpNodeType):
         return [(n, s) for n, s in zip(self._saved_names, self._saved) if s.__class__ is SavedTensor]
 
 
+def _apply_one(self: OpNode, grads: list) -> list:
+    """``OpNode.apply`` for a differentiable one-input, one-output op (exp, tanh, sum, views, ...):
+    the node class of such an op gets this as its ``apply`` at ``defop``, so the engine's
+    call skips the general method's tests of the op's shape."""
+    if self.next_functions[0][0] is None:  # (an inner node of CopySlices can lack its input's edge)
+        return [None]
+    saved = self._saved
+    if len(saved) == 1:
+        v = saved[0]
+        return [self._formulas[0](grads[0], v.unpack(self) if v.__class__ is SavedTensor else v)]
+    return [_call(self._formulas[0], grads[0], _saved_values(self))]
+
+
 def _call(f, g, vals: tuple):
     """``f(g, *vals)``, called directly for up to two values: in CPython a star-call costs
     about as much as a small NumPy op, and formulas run for every node of every backward."""
@@ -152,7 +165,8 @@ class OpDef:
     """Everything known about one op, computed at registration."""
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
-                 "needed_by", "spec", "formulas", "saves_params", "saves_result", "scalar_saves_other")
+                 "needed_by", "spec", "formulas", "saves_params", "saves_result", "scalar_saves_other",
+                 "plain2")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -198,6 +212,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     attrs = {}
     if "::" in grad_fn:  # torch's C++-only nodes: class CopyBackwards, name() "torch::autograd::CopyBackwards"
         attrs["name"] = lambda self, _n=grad_fn: _n
+    if n_in == 1 and n_out == 1 and not variadic and grads[0] is not None:
+        attrs["apply"] = _apply_one
     node_cls = type(grad_fn.rsplit("::", 1)[-1], (OpNode,), {**attrs,
         "__slots__": (), "_formulas": tuple(grads), "_saved_names": tuple(saved), "_multi": n_out != 1,
         "_variadic": variadic,
@@ -214,6 +230,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.view = view
     op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
     op.variadic = variadic
+    op.plain2 = n_in == 2 and n_out == 1 and not view and not variadic  # (apply_binary's ops)
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
@@ -286,6 +303,8 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     ``cast`` (a NumPy dtype) converts inputs of another dtype first: torch's type
     promotion is decided by the caller, the engine casts gradients back.
     """
+    if op.plain2 and cast is None:
+        return apply_binary(op, inputs[0], inputs[1], params)
     needs = False
     grad_on = _STATE.grad
     if grad_on:
@@ -540,6 +559,54 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
     return res
 
 
+def apply_binary(op: OpDef, a: Tensor, b: Tensor, params: tuple = ()):
+    """``apply`` for the common two-tensors-in, one-tensor-out, non-view op (``a + b``, ``a * b``,
+    ``mm``, the fused backward ops): the same steps without the general path's loops and
+    branches, since most of a backward pass is made of these."""
+    grad_on = _STATE.grad
+    if grad_on:
+        if a._base is not None:
+            _sync_view(a)
+        if b._base is not None:
+            _sync_view(b)
+        needs = a._requires_grad or b._requires_grad
+    else:
+        needs = False
+    x = a._data
+    y = b._data
+    xp = _BY_ARRAY_TYPE[x.__class__].xp
+    try:
+        if not params:
+            out = op.forward(xp, x, y)
+        elif len(params) == 1:
+            out = op.forward(xp, x, y, params[0])
+        else:
+            out = op.forward(xp, x, y, *params)
+    except ValueError as e:
+        if "broadcast" in str(e):
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(x.shape, y.shape)
+        raise
+    if out.__class__ is not x.__class__:
+        out = xp.asarray(out)
+    res = _make(out)
+    if needs:
+        if out.dtype.kind in _FLOATING:
+            node = _record(op, (a, b), params, (res,))
+            res._requires_grad = True
+            res._grad_fn = node
+            if op.saves_params and params.__class__ is tuple:  # (add's alpha: _finish_saves' first case)
+                node._saved = params
+            else:
+                _finish_saves(op, node, (a, b), (res,), params)
+    elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
+        if (a._meta is not None and a._meta.cut is not None) or (b._meta is not None and b._meta.cut is not None):
+            _propagate_cut((res,), (a, b))
+    elif not _STATE.in_backward:
+        _nograd_op(op.name, (res,), (a, b))
+    return res
+
+
 def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     """``apply`` for tensor (op) Python number when the number keeps the tensor's dtype.
 
@@ -554,13 +621,18 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     else:
         needs = False
     arr = a._data
-    xp = _BY_ARRAY_TYPE[arr.__class__].xp
+    be = _BY_ARRAY_TYPE[arr.__class__]
+    xp = be.xp
+    table = be.consts.get(arr.dtype)  # (the number as a 0-d array of the tensor's dtype: see Backend.const)
+    number = table.get(scalar) if table is not None else None
+    if number is None:
+        number = be.const(scalar, arr.dtype)
     if not params:  # (direct calls: see _forward1)
-        out = op.forward(xp, arr, scalar)
+        out = op.forward(xp, arr, number)
     elif len(params) == 1:
-        out = op.forward(xp, arr, scalar, params[0])
+        out = op.forward(xp, arr, number, params[0])
     else:
-        out = op.forward(xp, arr, scalar, *params)
+        out = op.forward(xp, arr, number, *params)
     if out.__class__ is not arr.__class__:
         out = xp.asarray(out)
     res = _make(out)

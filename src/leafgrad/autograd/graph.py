@@ -152,8 +152,10 @@ class SavedTensor:
 
     def __init__(self, tensor, is_output: bool, site=None) -> None:
         vc = tensor._vc
-        if vc is None:  # (vc_of(tensor), written out: an op's result has none yet)
-            vc = tensor._vc = _VersionCounter()
+        if vc is None:  # (vc_of(tensor), written out without its __init__ call: an op's result has none yet)
+            vc = tensor._vc = _new(_VersionCounter)
+            vc.v = 0
+            vc.last_site = None
         self._vc = vc
         self._version = vc.v
         self._is_output = is_output
@@ -195,12 +197,19 @@ class SavedTensor:
             raise_saved_modified(self, node)
         if not self._is_output:
             return self._tensor
-        t = _make_tensor(self._data)
+        t = _new(_TensorType)  # (Tensor._make, written out: this runs for nearly every node of a backward)
+        t._data = self._data
         t._vc = vc
+        t._grad = t._base = t._accumulator = t._meta = None
+        t._view_v = 0
         if self._requires_grad and node is not None:
             t._requires_grad = True
             t._grad_fn = node
             t._output_nr = self._output_nr
+        else:
+            t._requires_grad = False
+            t._grad_fn = None
+            t._output_nr = 0
         return t
 
     def shape_dtype(self) -> tuple:
@@ -209,8 +218,9 @@ class SavedTensor:
 
 
 # set by _tensor.py (which imports this module): unpack rebuilds saved outputs, saving makes counters
-_make_tensor = None  # Tensor._make
+_TensorType = None  # Tensor
 _VersionCounter = None
+_new = object.__new__
 
 
 def raise_backward_twice(node, freed_site) -> None:
