@@ -166,7 +166,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "scalar_saves_other",
-                 "plain2")
+                 "plain1", "plain2")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -230,7 +230,9 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.view = view
     op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
     op.variadic = variadic
-    op.plain2 = n_in == 2 and n_out == 1 and not view and not variadic  # (apply_binary's ops)
+    # the ops ``apply`` hands to its lean forms: one or two tensors in, one out, not a view
+    op.plain1 = n_in == 1 and n_out == 1 and not view and not variadic
+    op.plain2 = n_in == 2 and n_out == 1 and not view and not variadic
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
@@ -303,8 +305,11 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     ``cast`` (a NumPy dtype) converts inputs of another dtype first: torch's type
     promotion is decided by the caller, the engine casts gradients back.
     """
-    if op.plain2 and cast is None:
-        return apply_binary(op, inputs[0], inputs[1], params)
+    if cast is None:
+        if op.plain1:
+            return apply_unary(op, inputs[0], params)
+        if op.plain2:
+            return apply_binary(op, inputs[0], inputs[1], params)
     needs = False
     grad_on = _STATE.grad
     if grad_on:

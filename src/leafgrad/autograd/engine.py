@@ -276,7 +276,19 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
     """Sum a broadcast gradient back to the input's shape: the one place this happens."""
     gs = g._data.shape
     lead = len(gs) - len(shape)
-    if lead < 0 or any(s != 1 and s != gs[lead + k] for k, s in enumerate(shape)):
+    ones = []  # the input's size-1 dims that the gradient has broadcast (a loop: this runs per bias per step)
+    compatible = lead >= 0
+    if compatible:
+        k = 0
+        for s in shape:
+            n = gs[lead + k]
+            if s != n:
+                if s != 1:
+                    compatible = False
+                    break
+                ones.append(k)
+            k += 1
+    if not compatible:
         if g._data.size == _numel(shape):
             return g.reshape(shape)
         raise_autograd(
@@ -285,11 +297,13 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
             "with the shape of the corresponding input.", node=fn, index=i)
     if lead:
-        g = sum_dims(g, tuple(range(lead)))  # no keepdim: a fresh array of the right rank, no view
-    ones = tuple(k for k, s in enumerate(shape) if s == 1 and g._data.shape[k] != 1)
+        g = sum_dims(g, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # no keepdim: fresh array, no view
     if ones:
-        g = sum_dims(g, ones, True)
+        g = sum_dims(g, tuple(ones), True)
     return g
+
+
+_LEADING = [tuple(range(n)) for n in range(8)]
 
 
 def _numel(shape) -> int:
