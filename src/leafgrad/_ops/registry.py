@@ -438,7 +438,10 @@ def _record(op: OpDef, inputs, params, outs) -> OpNode:
     node._seq = next_sequence_nr()
     if len(inputs) == 2:
         a, b = inputs
-        node.next_functions = (_edge(a), _edge(b))
+        fa = a._grad_fn  # (an input with history needs no call to _edge: the common case, inside a model)
+        fb = b._grad_fn
+        node.next_functions = ((fa, a._output_nr) if fa is not None else _edge(a),
+                               (fb, b._output_nr) if fb is not None else _edge(b))
         ma = (a._data.shape, a._data.dtype)
         mb = (b._data.shape, b._data.dtype)
         key = (ma, mb)
