@@ -731,25 +731,48 @@ BCE_LOGITS.node_cls._saved_names = ("self", "target", "weight", "pos_weight", "r
 
 
 # -- negative log likelihood: input (N, C, d1, ...) or (C,), target class indices
-def _nll_pick(xp, target, weight, ignore_index, x_dtype):
-    """Valid target (ignored ones set to class 0) and each element's weight (0 where ignored)."""
+# nn/functional.py has checked the targets: each one is ignore_index or a class in [0, C).
+def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype):
+    """(valid targets, weights, keep): ignored targets set to class 0, weight 0 there.
+
+    When no target is ignored (the usual case, told by one reduction: every target is a
+    class or ignore_index) it is the target itself, keep is None, and the weights are
+    None when unweighted (all ones: no arrays of ones, no masks)."""
     t = target._data
+    if t.size:
+        if ignore_index < 0:
+            nothing_ignored = t.min() >= 0
+        elif ignore_index >= n_classes:
+            nothing_ignored = t.max() < n_classes
+        else:
+            nothing_ignored = not (t == ignore_index).any()
+        if nothing_ignored:
+            return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
     keep = t != ignore_index
     tc = xp.where(keep, t, 0)
     if weight is None:
-        return tc, keep.astype(x_dtype)  # (the same 1.0 / 0.0 as ones * keep, one array op fewer)
-    return tc, (weight._data[tc] * keep).astype(x_dtype, copy=False)
+        return tc, keep.astype(x_dtype), keep  # (the same 1.0 / 0.0 as ones * keep, one array op fewer)
+    return tc, (weight._data[tc] * keep).astype(x_dtype, copy=False), keep
 
 
 def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
     x2 = x[None] if x.ndim == 1 else x
-    tc, w = _nll_pick(xp, target, weight, ignore_index, x.dtype)
+    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, x2.shape[1], x.dtype)
     tc2 = tc[None] if x.ndim == 1 else tc
     if x2.ndim == 2:  # (N, C): one class per row, picked by plain indexing (take_along_axis is slow Python)
         picked = x2[xp.arange(x2.shape[0]), tc2]
     else:
         picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
-    loss = -picked.reshape(tc.shape) * w
+    if x.ndim == 1:
+        picked = picked.reshape(tc.shape)
+    if w is None:  # every weight 1 and nothing ignored: the same sums without the weights
+        if reduction == "none":
+            return -picked
+        total = -picked.sum()
+        return total if reduction == "sum" else total / tc.size
+    loss = -picked * w
+    if keep is not None:  # an ignored target adds 0, as torch (not -x * 0, nan for an infinite x)
+        loss = xp.where(keep, loss, 0)
     if reduction == "none":
         return loss
     if reduction == "sum":
@@ -759,21 +782,32 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
 
 def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index):
     dtype = g.dtype
-    tc, w = _nll_pick(xp, target, weight, ignore_index, dtype)
-    coef = -w * g  # g broadcasts: a scalar for sum/mean, per element for none
-    if reduction == "mean":
-        coef = coef / w.sum()
+    one = len(input_shape) == 1
+    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, input_shape[0 if one else 1], dtype)
+    if w is None:  # every weight 1, nothing ignored
+        coef = -g if reduction != "mean" else g / -tc.size  # (g / -n is -(g / n) exactly)
+    else:
+        coef = -w * g  # g broadcasts: a scalar for sum/mean, per element for none
+        if reduction == "mean":
+            total = w.sum()
+            if total:
+                coef = coef / total
+            else:  # every target ignored or weighted 0: 0/0 = nan, as torch
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    coef = coef / total
+        if keep is not None:  # torch writes nothing for an ignored target (not -0, or nan when 0/0)
+            coef = xp.where(keep, coef, 0)
     out = xp.zeros(input_shape, dtype=dtype)
-    if len(input_shape) == 1:
+    if one:
         out[tc] = coef
+        return out
+    if len(input_shape) == 2:  # (N, C): one class per row, written by plain indexing (coef broadcasts)
+        out[xp.arange(input_shape[0]), tc] = coef
         return out
     if coef.shape != tc.shape:  # (it has the target's shape already unless g or w broadcast)
         coef = xp.broadcast_to(coef, tc.shape)
     coef = coef.astype(dtype, copy=False)
-    if len(input_shape) == 2:  # (N, C): one class per row, written by plain indexing
-        out[xp.arange(input_shape[0]), tc] = coef
-    else:
-        xp.put_along_axis(out, tc[:, None], coef[:, None], axis=1)
+    xp.put_along_axis(out, tc[:, None], coef[:, None], axis=1)
     return out
 
 

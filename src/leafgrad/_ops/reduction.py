@@ -225,14 +225,38 @@ def _norm_grad(g, self, p, dims, keepdim, result):
 NORM = defop("LinalgVectorNormBackward0", _norm_fwd, _norm_grad, saved=("self", "p", "dims", "keepdim", "result"))
 
 
+def _row_max(xp, a, dim):
+    """``a.max(axis=dim, keepdims=True)``. NumPy reduces a short contiguous last axis row by
+    row (about 50 ns a row): for a batch of few classes, (N, C) with C <= 16, the transposed
+    copy reduced over its first axis is 2-10x faster, and a maximum is the same in any order."""
+    if a.ndim == 2 and dim == 1 and a.shape[1] <= 16 and a.shape[0] >= 32:
+        return xp.ascontiguousarray(a.T).max(axis=0)[:, None]
+    return a.max(axis=dim, keepdims=True)
+
+
+# (The in-place steps below write only into fresh temporaries of the result's dtype.)
 def _softmax_fwd(xp, a, dim):
-    e = xp.exp(a - a.max(axis=dim, keepdims=True))
-    return e / e.sum(axis=dim, keepdims=True)
+    e = xp.exp(a - _row_max(xp, a, dim))
+    e /= e.sum(axis=dim, keepdims=True)
+    return e
 
 
 def _log_softmax_fwd(xp, a, dim):
-    s = a - a.max(axis=dim, keepdims=True)
-    return s - xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
+    s = a - _row_max(xp, a, dim)
+    lse = xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
+    if s.dtype != lse.dtype:  # (an integer input: the result is floating)
+        return s - lse
+    s -= lse
+    return s
+
+
+def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
+    e = xp.exp(r)
+    gs = g.sum(axis=dim, keepdims=True)
+    if e.dtype != g.dtype or e.shape != g.shape or not e.ndim:
+        return g - e * gs
+    e *= gs
+    return xp.subtract(g, e, out=e)
 
 
 SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
@@ -240,7 +264,7 @@ SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
 # The backward of log_softmax is one op (torch's _log_softmax_backward_data): one node and
 # one pass over the arrays instead of four, and still differentiable for double backward.
 LOG_SOFTMAX_BACKWARD = defop(
-    "LogSoftmaxBackwardDataBackward0", lambda xp, g, r, dim: g - xp.exp(r) * g.sum(axis=dim, keepdims=True),
+    "LogSoftmaxBackwardDataBackward0", _log_softmax_back_fwd,
     (lambda gg, grad_output, output, dim: gg - (gg * output.exp()).sum(dim, keepdim=True),
      lambda gg, grad_output, output, dim: -gg * grad_output.sum(dim, keepdim=True) * output.exp()),
     saved=("input0", "input1", "dim"), n_in=2)

@@ -67,8 +67,9 @@ def _type_name(t: Tensor) -> str:
 
 
 def _scalar_type(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}.get(
-        t.dtype.name, t.dtype.name.capitalize())
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(t.dtype.name, t.dtype.name.capitalize())
 
 
 def _const(arr) -> Tensor:
@@ -602,22 +603,41 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
                            f"tensor of shape: {list(weight._data.shape)}")
 
 
-def _check_targets(target: Tensor, c: int, ignore_index: int) -> None:
+def _check_targets(target: Tensor, c: int, ignore_index: int) -> bool:
+    """Raise torch's IndexError for a target that is neither a class nor ignore_index.
+    True when every target is a class in [0, c): one reduction in that usual case."""
     t = target._data
+    if not t.size:
+        return False
+    # (an int64 read as uint64 is below c only when it is in [0, c): negatives read as huge)
+    if (t.view(np.uint64) if target.dtype is D.int64 else t).max() < c:
+        return True
     bad = (t != ignore_index) & ((t < 0) | (t >= c))
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    return False
 
 
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100,
              reduce=None, reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    return _nll_loss(input, target, weight, ignore_index, _reduction(reduction, size_average, reduce), False)
+
+
+def _nll_loss(input: Tensor, target: Tensor, weight, ignore_index: int, reduction: str, log_probs: bool) -> Tensor:
+    """nll_loss once its reduction is known. ``log_probs``: ``input`` is a log_softmax
+    output, so it holds no +inf (its values are <= 0 or nan)."""
     _check_nll(input, target, weight)
     nd = input._data.ndim
-    _check_targets(target, input._data.shape[0 if nd == 1 else 1], ignore_index)
+    c = input._data.shape[0 if nd == 1 else 1]
+    classes_only = _check_targets(target, c, ignore_index)
     if weight is not None and weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
     target = _make(target._data.astype(np.int64, copy=False))
+    if (nd <= 2 and classes_only and weight is None and not 0 <= ignore_index < c
+            and (log_probs or reduction == "none")):
+        # nothing ignored and no weights: the op only negates, sums and divides by N > 0, and
+        # a sum without +inf cannot hit inf - inf, so no NumPy warning can arise (no errstate)
+        return O.nll_loss(input, target, None, reduction, ignore_index, False)
     with np.errstate(invalid="ignore", divide="ignore"):
         if nd <= 2:
             return O.nll_loss(input, target, weight, reduction, ignore_index, False)
@@ -649,7 +669,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     if label_smoothing > 0:
         return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim)
-    return nll_loss(_log_softmax(input, class_dim), target, weight, None, ignore_index, None, reduction)
+    return _nll_loss(_log_softmax(input, class_dim), target, weight, ignore_index, reduction, True)
 
 
 def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
@@ -679,7 +699,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim):
     n_classes = input._data.shape[class_dim]
     logp = _log_softmax(input, class_dim)
-    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    nll = _nll_loss(logp, target, weight, ignore_index, reduction, True)
     ignore = _make(target._data == ignore_index)
     if weight is not None:
         smooth = -(logp * _class_view(weight, input._data.ndim, class_dim)).sum(class_dim)
