@@ -16,7 +16,7 @@ from .._tensor import Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from ..provenance import user_line as _user_line
-from .._backend import backend_for_array
+from .._backend import _BY_ARRAY_TYPE
 from . import pointwise as _pw
 from .registry import OpNode, _record, apply, defop, edge_of
 
@@ -71,23 +71,25 @@ def _value_tensor(v, like: Tensor) -> Tensor:
     return _make(np.asarray(v, dtype=like._data.dtype))
 
 
-def _write_add(xp, a, b, alpha):
+def _write_add(xp, a, b, params):
+    alpha = params[0]
     xp.add(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
 
 
-def _write_sub(xp, a, b, alpha):
+def _write_sub(xp, a, b, params):
+    alpha = params[0]
     xp.subtract(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
 
 
-def _write_mul(xp, a, b):
+def _write_mul(xp, a, b, params):
     xp.multiply(a, b, out=a, casting="unsafe")
 
 
-def _write_div(xp, a, b):
+def _write_div(xp, a, b, params):
     xp.divide(a, b, out=a, casting="unsafe")
 
 
-_WRITE_INTO: dict = {}  # filled below the op imports: op -> ufunc writing into the first operand
+_WRITE_INTO: dict = {}  # filled below the op imports: op -> (xp, self's array, other's array, params) writer
 
 
 # ----------------------------------------------------------------------------- checks
@@ -152,14 +154,23 @@ def _check_cast(t: Tensor, result_dtype) -> None:
 
 
 # ----------------------------------------------------------------------------- the one in-place path
-def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: str = "") -> Tensor:
-    """Run ``op`` writing into ``self``; every in-place method and ``__setitem__`` comes here."""
+def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: str = "",
+            site_skip: int = 2) -> Tensor:
+    """Run ``op`` writing into ``self``; every in-place method and ``__setitem__`` comes here.
+
+    A hand-written SGD step runs this once per parameter under ``no_grad``, so what only
+    grad mode needs is looked at only with grad mode on, and ``add_``/``sub_``/``mul_``/
+    ``div_`` go to their ufunc without building argument tuples. The walk for the user's
+    line starts ``site_skip`` frames up (``provenance.user_line``'s count: 2 is the caller):
+    each frame it steps through costs a frame object, so each leafgrad function on the way
+    here adds one for its own frame (``binary_``, the ``add_``/``+=``-style methods).
+    """
     grad_on = _STATE.grad
-    if self._base is not None and self._vc.v != self._view_v:
+    base = self._base
+    if base is not None and self._vc.v != self._view_v:
         regenerate_view_grad_fn(self)
-    name = op_name or op.name
     if grad_on:
-        _check_allowed(self, name)
+        _check_allowed(self, op_name or op.name)
     m = self._meta
     if m is not None and m.inference and not _STATE.inference:
         raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed. Make a "
@@ -169,34 +180,34 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         _check_writable(self)
     needs = False
     if grad_on:
-        needs = self._requires_grad or self._grad_fn is not None or (
-            self._base is not None and self._base._requires_grad)
+        needs = self._requires_grad or self._grad_fn is not None or (base is not None and base._requires_grad)
         for o in others:
             needs = needs or o._requires_grad
-    if len(others) == 1:  # (the common case, spelled out: no comprehension, no star-call below)
-        arrays = (data, others[0]._data)
-    else:
-        arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
-    xp = backend_for_array(data).xp
+    xp = _BY_ARRAY_TYPE[data.__class__].xp  # (backend_for_array, one call less)
     original = data.copy() if needs and _saves_self(op) else None
     direct = _WRITE_INTO.get(op)
     if direct is not None:
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
-        if arrays[1].dtype != data.dtype:
-            _check_cast(self, np.result_type(*arrays))
-        if len(arrays) == 2 and len(params) == 1:
-            direct(xp, data, arrays[1], params[0])
-        else:
-            direct(xp, *arrays, *params)
+        other = others[0]._data
+        if other.dtype != data.dtype:
+            _check_cast(self, np.result_type(data, other))
+        direct(xp, data, other, params)
     else:
+        if len(others) == 1:  # (the common case, spelled out: no comprehension)
+            arrays = (data, others[0]._data)
+        else:
+            arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
         out = op.forward(xp, *arrays, *params)
         if out.dtype != data.dtype:
             _check_cast(self, out.dtype)
         data[...] = out
-    vc_of(self).bump(_user_line(2))  # (errors.user_site's answer, from provenance's cache)
+    vc = self._vc
+    if vc is None:
+        vc = vc_of(self)
+    vc.bump(_user_line(site_skip))  # (errors.user_site's answer, from provenance's cache)
     if not needs:
         return self
-    if self._base is not None and (self._meta is None or self._meta.view_kind is None):
+    if base is not None and (m is None or m.view_kind is None):
         _record_copy_slices(op, self, others, params, original)
     else:
         _record_rebase(op, self, others, params, original)
@@ -351,19 +362,20 @@ def _operand(other, self: Tensor) -> Tensor:
     return _make(np.asarray(other, dtype=dt.np))
 
 
-def binary_(op, self: Tensor, other, params: tuple = (), name: str = "") -> Tensor:
-    o = _operand(other, self)
+def binary_(op, self: Tensor, other, params: tuple = (), name: str = "", site_skip: int = 2) -> Tensor:
+    o = other if isinstance(other, Tensor) else _operand(other, self)
     shape = self._data.shape
-    if o._data.shape != shape:  # (equal shapes broadcast to themselves: skip NumPy's slow check)
+    other_shape = o._data.shape
+    if other_shape != shape:  # (equal shapes broadcast to themselves: skip NumPy's slow check)
         try:
-            shape = np.broadcast_shapes(self._data.shape, o._data.shape)
+            out_shape = np.broadcast_shapes(shape, other_shape)
         except ValueError:
-            raise_broadcast_error(self._data.shape, o._data.shape)
-    if shape != self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                           f"{list(shape) if shape is not None else list(o._data.shape)}: an in-place op cannot "
-                           "change the shape of the tensor it writes into.")
-    return inplace(op, self, (o,), params, name)
+            raise_broadcast_error(shape, other_shape)
+        if out_shape != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                               f"{list(out_shape)}: an in-place op cannot change the shape of the tensor it "
+                               "writes into.")
+    return inplace(op, self, (o,), params, name, site_skip + 1)
 
 
 def raise_broadcast_error(a: tuple, b: tuple) -> None:

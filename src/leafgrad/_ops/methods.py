@@ -90,13 +90,20 @@ def _unary_(op, name):
     return m
 
 
-def _binary_(op, name, with_alpha=False):
+def _binary_(op, name, with_alpha=False, params=()):
+    """``add_``-style methods, and with ``params`` bound the ``+=``-style operators (no keywords there).
+
+    A hand-written parameter update calls these once per parameter: ``binary_`` is a closure
+    variable rather than two module lookups, and the ``3`` tells the in-place path that this
+    frame is leafgrad's, so its walk for the user's line starts at this method's caller.
+    """
+    binary_ = IP.binary_
     if with_alpha:
         def m(self, other, *, alpha=1):
-            return IP.binary_(op, self, other, (alpha,), name)
+            return binary_(op, self, other, (alpha,), name, 3)
     else:
         def m(self, other):
-            return IP.binary_(op, self, other, (), name)
+            return binary_(op, self, other, params, name, 3)
     m.__name__ = name
     return m
 
@@ -240,16 +247,16 @@ Tensor.imag = property(lambda self: Tensor._make(np.imag(self._data)))
 # ----------------------------------------------------------------------------- operators
 Tensor.__add__ = P.binary_alpha_method(P.ADD)
 Tensor.__radd__ = Tensor.__add__
-Tensor.__iadd__ = lambda self, other: IP.binary_(P.ADD, self, other, (1,), "add_ (+=)")
+Tensor.__iadd__ = _binary_(P.ADD, "add_ (+=)", params=(1,))
 Tensor.__sub__ = P.sub
 Tensor.__rsub__ = lambda self, other: P.rsub(self, other)
-Tensor.__isub__ = lambda self, other: IP.binary_(P.SUB, self, other, (1,), "sub_ (-=)")
+Tensor.__isub__ = _binary_(P.SUB, "sub_ (-=)", params=(1,))
 Tensor.__mul__ = P.binary_method(P.MUL)
 Tensor.__rmul__ = Tensor.__mul__
-Tensor.__imul__ = lambda self, other: IP.binary_(P.MUL, self, other, (), "mul_ (*=)")
+Tensor.__imul__ = _binary_(P.MUL, "mul_ (*=)")
 Tensor.__truediv__ = P.div  # int / int promotes to float: keep the full promotion path
 Tensor.__rtruediv__ = lambda self, other: P.mul(P.reciprocal(self), other)
-Tensor.__itruediv__ = lambda self, other: _div_(self, other)
+Tensor.__itruediv__ = _div_
 Tensor.__floordiv__ = P.floor_divide
 Tensor.__rfloordiv__ = _swap(P.floor_divide)
 Tensor.__mod__ = P.remainder
