@@ -129,6 +129,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=15)
     args = p.parse_args(argv)
+    try:  # one BLAS thread, as benchmarks/run.py: two threads on two busy cores time the scheduler
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+    except ImportError:
+        print("threadpoolctl is not installed: BLAS runs with its default thread count (pip install threadpoolctl)")
     mlp = make_data("W2", FULL)
     report("W2 MLP step, batch 128", measure(lambda: MLPBench(leafgrad, mlp), 10, args.rounds))
     x = make_data("W1", FULL)["x"]
