@@ -253,7 +253,8 @@ def _resolve_saved(op: OpDef) -> tuple:
                      for (kind, i), users in zip(op.spec, op.needed_by))
     # three common cases that need no loop per recorded node
     op.saves_params = len(op.params) > 0 and op.spec == tuple((3, k) for k in range(len(op.params)))  # add's alpha
-    op.saves_result = op.saved == ((1, 0, None),) and op.n_out == 1  # exp, tanh, relu, ...
+    # exp, tanh, relu, ... (the result alone), softmax, log_softmax (the result, then every parameter)
+    op.saves_result = op.n_out == 1 and op.saved == ((1, 0, None),) + tuple((3, k, None) for k in range(len(op.params)))
     op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
     return op.saved
 
@@ -555,8 +556,8 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
                 record_forward_trace(node)
             res._requires_grad = True
             res._grad_fn = node
-            if op.saves_result:
-                node._saved = (SavedTensor(res, True, node._site),)
+            if op.saves_result and params.__class__ is tuple:
+                node._saved = (SavedTensor(res, True, node._site),) + params
             else:
                 _finish_saves(op, node, (a,), (res,), params)
     elif st.grad:
