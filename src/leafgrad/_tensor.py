@@ -117,7 +117,10 @@ class Tensor:
 
     @staticmethod
     def _make(arr) -> "Tensor":
-        """Wrap an array without copying or validating: the per-op fast path."""
+        """Wrap an array without copying or validating: the per-op fast path.
+
+        ``autograd.graph.SavedTensor.unpack`` sets the same slots itself (it runs for nearly
+        every node of a backward): a slot added here must be set there too."""
         t = _new(Tensor)
         t._data = arr
         t._requires_grad = False
