@@ -65,7 +65,12 @@ class Backend:
         (``x * 0.5``, and the formulas of their backward) reuse one per value. Zero is not
         kept: ``0.0`` and ``-0.0`` are equal keys but must stay different numbers.
         """
-        c = self.xp.asarray(value, dtype=dtype)
+        if value.__class__ is int and dtype.kind == "i" and -(1 << 63) <= value < (1 << 63):
+            bits = 8 * dtype.itemsize  # torch casts a number out of the tensor's range with wrap-around
+            value_in_range = (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
+            c = self.xp.asarray(value_in_range, dtype=dtype)
+        else:
+            c = self.xp.asarray(value, dtype=dtype)
         if value != 0 and value == value:  # (and NaN: never equal to itself, never found again)
             table = self.consts.get(dtype)
             if table is None or len(table) >= 256:  # (a program sweeping through many numbers: start over)

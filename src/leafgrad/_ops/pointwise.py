@@ -373,14 +373,44 @@ def floor_divide(input, other) -> Tensor:
     return div(input, other, rounding_mode="floor")
 
 
+def _mod_fwd(ufunc_name: str):
+    """Forward of remainder (Python's sign rule: the divisor's) or fmod (C's: the dividend's).
+
+    An integer divisor of zero raises, as torch does; a float one gives nan without a warning."""
+    def fwd(xp, a, b):
+        if a.dtype.kind in "iub" and not xp.all(b):
+            raise RuntimeError("ZeroDivisionError: integer remainder by zero (the divisor holds a 0)")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return getattr(xp, ufunc_name)(a, b)
+    return fwd
+
+
+# torch's overloads: ``tensor % number`` is RemainderBackward0 (the number gets no gradient),
+# ``tensor % tensor`` RemainderBackward1; d/dother of a - other * floor(a / other) is -floor(a / other)
+REMAINDER_SCALAR = defop("RemainderBackward0", _mod_fwd("mod"), lambda g: g, n_in=1)
+REMAINDER = defop("RemainderBackward1", _mod_fwd("mod"),
+                  (lambda g, self, other: g, lambda g, self, other: -g * div(self, other, rounding_mode="floor")),
+                  saved=("self", "other"), n_in=2)
+FMOD_SCALAR = defop("FmodBackward0", _mod_fwd("fmod"), lambda g: g, n_in=1)
+FMOD = defop("FmodBackward1", _mod_fwd("fmod"),
+             (lambda g, self, other: g, lambda g, self, other: -g * div(self, other, rounding_mode="trunc")),
+             saved=("self", "other"), n_in=2)
+
+
+def _mod(op, op_number, input, other) -> Tensor:
+    if input.__class__ in TENSOR_TYPES and other.__class__ in _PY_SCALAR_KIND:
+        dt = D.result_type(input, other)
+        number = np.asarray(other).astype(dt.np)  # (through astype: an int outside the dtype's range wraps, as torch)
+        return apply(op_number, (input,), (number,), cast=None if dt is input.dtype else dt.np)
+    return binary(op, input, other)
+
+
 def remainder(input, other) -> Tensor:
-    dt = D.result_type(input, other)
-    xa = input._data if isinstance(input, Tensor) else np.asarray(input)
-    ya = other._data if isinstance(other, Tensor) else np.asarray(other)
-    return _make(np.asarray(np.mod(xa, ya)).astype(dt.np))
+    return _mod(REMAINDER, REMAINDER_SCALAR, input, other)
 
 
-fmod = remainder
+def fmod(input, other) -> Tensor:
+    return _mod(FMOD, FMOD_SCALAR, input, other)
 
 
 def neg(input: Tensor) -> Tensor:
