@@ -112,3 +112,12 @@ def test_sigmoid_tails_match_torch(torch, monkeypatch, with_scipy, dtype_name):
     xs.sum().backward()
     np.testing.assert_allclose(x.grad.numpy().astype(np.float64), t.grad.numpy().astype(np.float64),
                                rtol=tol, atol=1e-30)
+
+
+def test_integer_number_out_of_range_wraps_as_torch(torch):
+    for dt in ("int8", "int16", "int32"):
+        t = torch.tensor([1, 50, -7], dtype=getattr(torch, dt))
+        x = lg.tensor([1, 50, -7], dtype=getattr(lg, dt))
+        for c in (300, -200, 70000, 2**40, -(2**40) - 3):
+            for op in ("add", "sub", "mul"):
+                _same(OPS[op](x, c).numpy(), OPS[op](t, c).numpy())
