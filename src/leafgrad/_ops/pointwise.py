@@ -588,7 +588,7 @@ logical_xor = _cmp(np.logical_xor)
 
 
 def logical_not(input: Tensor) -> Tensor:
-    return _make(np.logical_not(input._data))
+    return _make(np.asarray(np.logical_not(input._data)))
 
 
 def _bitwise(npfn):
@@ -611,35 +611,55 @@ bitwise_xor = _bitwise(np.bitwise_xor)
 def bitwise_not(input: Tensor) -> Tensor:
     if input.dtype._kind > 1:
         raise RuntimeError("bitwise_not is only supported for integer and boolean tensors")
-    return _make(np.invert(input._data))
+    return _make(np.asarray(np.invert(input._data)))
 
 
 def isnan(input: Tensor) -> Tensor:
-    return _make(np.isnan(input._data))
+    return _make(np.asarray(np.isnan(input._data)))  # (asarray: a 0-dim input gives a NumPy scalar)
 
 
 def isinf(input: Tensor) -> Tensor:
-    return _make(np.isinf(input._data))
+    return _make(np.asarray(np.isinf(input._data)))
 
 
 def isfinite(input: Tensor) -> Tensor:
-    return _make(np.isfinite(input._data))
+    return _make(np.asarray(np.isfinite(input._data)))
+
+
+def _rounding_fwd(ufunc_name: str):
+    """floor / ceil / trunc / round: an integer tensor is returned as a copy, as torch; bool is refused."""
+    def fwd(xp, a, decimals=0):
+        if a.dtype.kind == "b":
+            raise NotImplementedError(f"\"{ufunc_name}\" is not implemented for 'Bool': convert first, e.g. t.float()")
+        if a.dtype.kind in "iu":
+            return a.copy()
+        return getattr(xp, ufunc_name)(a, decimals) if decimals else getattr(xp, ufunc_name)(a)
+    return fwd
+
+
+# piecewise constant: the gradient is zero everywhere (torch's zeros_like(grad), not grad * 0: no nan from inf)
+FLOOR = defop("FloorBackward0", _rounding_fwd("floor"), lambda g: zeros_like_t(g))
+CEIL = defop("CeilBackward0", _rounding_fwd("ceil"), lambda g: zeros_like_t(g))
+TRUNC = defop("TruncBackward0", _rounding_fwd("trunc"), lambda g: zeros_like_t(g))
+ROUND = defop("RoundBackward0", _rounding_fwd("round"), lambda g: zeros_like_t(g))
+ROUND_DECIMALS = defop("RoundBackward1", _rounding_fwd("round"), lambda g, decimals: zeros_like_t(g),
+                       saved=("decimals",))
 
 
 def floor(input: Tensor) -> Tensor:
-    return _make(np.floor(input._data))
+    return apply(FLOOR, (input,))
 
 
 def ceil(input: Tensor) -> Tensor:
-    return _make(np.ceil(input._data))
+    return apply(CEIL, (input,))
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    return _make(np.round(input._data, decimals))
+    return apply(ROUND_DECIMALS, (input,), (decimals,)) if decimals else apply(ROUND, (input,))
 
 
 def trunc(input: Tensor) -> Tensor:
-    return _make(np.trunc(input._data))
+    return apply(TRUNC, (input,))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
