@@ -24,8 +24,9 @@ def normalize_dims(dim, ndim: int) -> tuple | None:
         dims = tuple(_wrap_dim(int(d), ndim) for d in dim)
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-        return tuple(sorted(dims))
-    return (_wrap_dim(int(dim), ndim),)
+        return tuple(sorted(dims)) if ndim else ()
+    d = _wrap_dim(int(dim), ndim)
+    return (d,) if ndim else ()  # (a 0-dim tensor's dim 0 or -1 is the scalar itself: reduce over no axis)
 
 
 def _grad_to_input(g: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
@@ -152,9 +153,15 @@ AMIN = defop("AminBackward0", lambda xp, a, dims, keepdim: a.min(axis=dims, keep
              saved=("self", "result", "dims", "keepdim"))
 
 
+def _dof(n: int, correction) -> float:
+    """Degrees of freedom, nan when there are none (one sample, unbiased): torch's nan, not an error."""
+    d = n - correction
+    return d if d > 0 else float("nan")
+
+
 def _var_fwd(xp, a, dims, correction, keepdim):
     n = _count(a.shape, dims)
-    return a.var(axis=dims, ddof=0, keepdims=keepdim) * (n / builtins.max(n - correction, 0)) if correction else \
+    return a.var(axis=dims, ddof=0, keepdims=keepdim) * (n / _dof(n, correction)) if correction else \
         a.var(axis=dims, keepdims=keepdim)
 
 
@@ -163,7 +170,7 @@ def _var_grad(g, self, dims, correction, keepdim):
     n = _count(shape, dims)
     gx = _grad_to_input(g, shape, dims, keepdim)
     mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
-    return gx * (self - mean) * (2.0 / (n - correction))
+    return gx * (self - mean) * (2.0 / _dof(n, correction))
 
 
 def _std_grad(g, self, dims, correction, keepdim, result):
@@ -172,7 +179,15 @@ def _std_grad(g, self, dims, correction, keepdim, result):
     gx = _grad_to_input(g, shape, dims, keepdim)
     rx = _grad_to_input(result, shape, dims, keepdim)
     mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
-    return gx * (self - mean) / (rx * (n - correction))
+    flat = rx == 0  # a constant slice: torch's gradient is 0 there, not 0/0
+    return (gx * (self - mean) / (rx.masked_fill(flat, 1) * _dof(n, correction))).masked_fill(flat, 0)
+
+
+def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
+    if _count(input._data.shape, dims) - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel). The result is nan.", UserWarning, stacklevel=3)
 
 
 VAR = defop("VarBackward0", _var_fwd, _var_grad, saved=("self", "dims", "correction", "keepdim"))
@@ -381,14 +396,18 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
     _require_float(input, "var")
     dims = normalize_dims(dim, input._data.ndim)
-    return apply(VAR, (input,), (dims, _correction(unbiased, correction), keepdim))
+    correction = _correction(unbiased, correction)
+    _warn_no_dof("var", input, dims, correction)
+    return apply(VAR, (input,), (dims, correction, keepdim))
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
     _require_float(input, "std")
     dims = normalize_dims(dim, input._data.ndim)
-    return apply(STD, (input,), (dims, _correction(unbiased, correction), keepdim))
+    correction = _correction(unbiased, correction)
+    _warn_no_dof("std", input, dims, correction)
+    return apply(STD, (input,), (dims, correction, keepdim))
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:

@@ -1,0 +1,66 @@
+"""Reductions at their edges, against torch: a 0-dim tensor reduced over dim 0 / -1 (the
+scalar itself), var/std with no degrees of freedom (nan and a warning, not an error), and
+std's gradient on a constant slice (0, not 0/0)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "logsumexp", "std", "var"]
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_zero_dim_reduced_over_its_only_dim_matches_torch(torch, name, dim):
+    results = []
+    for m in (torch, lg):
+        z = m.tensor(2.5, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (std/var warn about degrees of freedom: tested below)
+            y = getattr(m, name)(z, dim)
+            y.backward()
+        results.append((y, z.grad))
+    (ty, tg), (ly, lg_) = results
+    assert tuple(ly.shape) == tuple(ty.shape) == ()
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), equal_nan=True)
+    np.testing.assert_allclose(lg_.numpy(), tg.numpy(), equal_nan=True)
+    assert ly.grad_fn.name() == ty.grad_fn.name()
+
+
+def test_boolean_reductions_of_a_zero_dim_tensor_match_torch(torch):
+    for fn in (lambda m: m.all(m.tensor(True), 0), lambda m: m.any(m.tensor(False), -1),
+               lambda m: m.count_nonzero(m.tensor(3.0), 0)):
+        assert fn(lg).item() == fn(torch).item()
+    with pytest.raises(IndexError):
+        lg.tensor(2.0).sum(1)
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+def test_no_degrees_of_freedom_gives_nan_and_a_warning(torch, name):
+    for data, kw in (([2.0], {}), ([[2.0, 3.0]], {"dim": 0})):
+        out = []
+        for m in (torch, lg):
+            x = m.tensor(data, requires_grad=True)
+            with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+                y = getattr(x, name)(**kw)
+            y.sum().backward()
+            out.append((y.detach().numpy(), x.grad.numpy()))
+        np.testing.assert_array_equal(out[1][0], out[0][0])  # nan, nan
+        np.testing.assert_array_equal(out[1][1], out[0][1])
+
+
+def test_std_gradient_on_a_constant_slice_is_zero_as_torch(torch):
+    data = [[2.0, 3.0], [2.0, 5.0]]
+    grads = []
+    for m in (torch, lg):
+        x = m.tensor(data, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no 0/0 warning from NumPy either
+            x.std(0).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+    assert grads[1][0, 0] == 0.0
