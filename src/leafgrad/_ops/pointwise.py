@@ -107,7 +107,16 @@ def _relu_fwd(xp, a):
 RELU = defop("ReluBackward0", _relu_fwd,
              lambda g, result: apply_binary(THRESHOLD_BACKWARD, g, result), saved=("result",))
 ABS = defop("AbsBackward0", lambda xp, a: xp.abs(a), lambda g, self: g * self.sign(), saved=("self",))
-SIGN = defop("SignBackward0", lambda xp, a: xp.sign(a), lambda g: g * 0)
+def _sign_fwd(xp, a):
+    if a.dtype.kind == "b":  # (torch: the bool tensor itself)
+        return a.copy()
+    r = xp.sign(a)
+    if a.dtype.kind == "f":
+        r = xp.nan_to_num(r, nan=0.0)  # torch: sign(nan) is 0 (so abs' gradient at nan is 0)
+    return r
+
+
+SIGN = defop("SignBackward0", _sign_fwd, lambda g: g * 0)
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
             lambda g, self: g * (2 / float(np.sqrt(np.pi))) * (-(self * self)).exp(), saved=("self",))
 ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda g, self: g / (1 + self * self), saved=("self",))
@@ -181,6 +190,28 @@ def _min_grad(g, self, other):
 
 MINIMUM = defop("MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
                 (_min_grad, lambda g, self, other: _min_grad(g, other, self)), saved=("self", "other"), n_in=2)
+# fmax/fmin ignore a nan operand; a tie, or a nan other, sends the whole gradient to self (torch)
+FMAX = defop("FmaxBackward0", lambda xp, a, b: xp.fmax(a, b),
+             (lambda g, self, other: g.masked_fill(logical_not(logical_or(self >= other, other.isnan())), 0),
+              lambda g, self, other: g.masked_fill(logical_or(self >= other, other.isnan()), 0)),
+             saved=("self", "other"), n_in=2)
+FMIN = defop("FminBackward0", lambda xp, a, b: xp.fmin(a, b),
+             (lambda g, self, other: g.masked_fill(logical_not(logical_or(self <= other, other.isnan())), 0),
+              lambda g, self, other: g.masked_fill(logical_or(self <= other, other.isnan()), 0)),
+             saved=("self", "other"), n_in=2)
+# clamp_min / clamp_max: a tie keeps the gradient on self (maximum would split it)
+CLAMP_MIN = defop("ClampMinBackward0", lambda xp, a, min: xp.maximum(a, min),
+                  lambda g, self, min: g.masked_fill(logical_not(self >= min), 0), saved=("self", "min"))
+CLAMP_MAX = defop("ClampMaxBackward0", lambda xp, a, max: xp.minimum(a, max),
+                  lambda g, self, max: g.masked_fill(logical_not(self <= max), 0), saved=("self", "max"))
+CLAMP_MIN_T = defop("ClampMinBackward1", lambda xp, a, b: xp.maximum(a, b),
+                    (lambda g, self, min: g.masked_fill(logical_not(self >= min), 0),
+                     lambda g, self, min: g.masked_fill(logical_not(self < min), 0)), saved=("self", "input1"), n_in=2)
+CLAMP_MAX_T = defop("ClampMaxBackward1", lambda xp, a, b: xp.minimum(a, b),
+                    (lambda g, self, max: g.masked_fill(logical_not(self <= max), 0),
+                     lambda g, self, max: g.masked_fill(logical_not(self > max), 0)), saved=("self", "input1"), n_in=2)
+CLAMP_MIN_T.node_cls._saved_names = ("self", "min")
+CLAMP_MAX_T.node_cls._saved_names = ("self", "max")
 CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda g: g)
 
 
@@ -354,23 +385,47 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
         if not (dt.is_floating_point or dt.is_complex):
             return binary(DIV, input, other, out_dtype=D.get_default_dtype())
         return binary(DIV, input, other)
-    a = input if isinstance(input, Tensor) else None
-    fn = {"floor": lambda xp, x, y: xp.floor_divide(x, y), "trunc": lambda xp, x, y: xp.trunc(x / y)}
-    if rounding_mode not in fn:
+    if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-    x, y = (input, other)
-    dt = D.result_type(x, y)
-    xa = x._data if isinstance(x, Tensor) else np.asarray(x)
-    ya = y._data if isinstance(y, Tensor) else np.asarray(y)
-    out = fn[rounding_mode](np, xa, ya)
-    return _make(np.asarray(out).astype(dt.np))
+    return binary(DIV_ROUNDED, input, other, (rounding_mode,))
+
+
+def _div_rounded_fwd(xp, a, b, rounding_mode):
+    """Rounded division in the operands' (promoted) dtype: integers stay integers, as torch."""
+    if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
+        if not xp.all(b):
+            raise RuntimeError("ZeroDivisionError: integer division by zero (the divisor holds a 0)")
+        q = xp.floor_divide(a, b)
+        if rounding_mode == "trunc":  # floor rounds down; toward zero differs where the exact quotient is negative
+            q = q + ((q < 0) & (q * b != a))
+        return q
+    with np.errstate(divide="ignore", invalid="ignore"):  # (x / 0 is inf or nan, silently, as torch)
+        return xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(a / b)
+
+
+# rounded division is piecewise constant: zero gradients (torch's DivBackward2)
+DIV_ROUNDED = defop("DivBackward2", _div_rounded_fwd,
+                    (lambda g, rounding_mode: zeros_like_t(g), lambda g, rounding_mode: zeros_like_t(g)),
+                    saved=("rounding_mode",), n_in=2)
+
+
+def _no_derivative(name: str):
+    def formula(g):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented: {name}'s result is piecewise constant; "
+                           "use torch.div(a, b, rounding_mode='floor') for a zero gradient, or .detach() the result.")
+    return formula
+
+
+# torch records floor_divide with a node whose backward refuses (torch::autograd::NotImplemented)
+FLOOR_DIVIDE = defop("torch::autograd::NotImplemented", lambda xp, a, b: _div_rounded_fwd(xp, a, b, "floor"),
+                     (_no_derivative("floor_divide"), _no_derivative("floor_divide")), n_in=2)
 
 
 true_divide = divide = div
 
 
 def floor_divide(input, other) -> Tensor:
-    return div(input, other, rounding_mode="floor")
+    return binary(FLOOR_DIVIDE, input, other)
 
 
 def _mod_fwd(ufunc_name: str):
@@ -499,12 +554,20 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
 clip = clamp
 
 
+def _clamp_one_side(op_number, op_tensor, input: Tensor, bound) -> Tensor:
+    if isinstance(bound, Tensor):
+        return binary(op_tensor, input, bound)
+    dt = D.result_type(input, bound)  # (an integer tensor with a float bound becomes float, as torch)
+    number = np.asarray(bound).astype(dt.np)
+    return apply(op_number, (input,), (number,), cast=None if dt is input.dtype else dt.np)
+
+
 def clamp_min(input: Tensor, min) -> Tensor:
-    return clamp(input, min=min)
+    return _clamp_one_side(CLAMP_MIN, CLAMP_MIN_T, input, min)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
-    return clamp(input, max=max)
+    return _clamp_one_side(CLAMP_MAX, CLAMP_MAX_T, input, max)
 
 
 def where(condition, input=None, other=None) -> Tensor:
@@ -538,11 +601,11 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 def fmax(input, other):
-    return maximum(input, other)
+    return binary(FMAX, input, other)
 
 
 def fmin(input, other):
-    return minimum(input, other)
+    return binary(FMIN, input, other)
 
 
 def zeros_like_t(t: Tensor) -> Tensor:
