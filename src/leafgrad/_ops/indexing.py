@@ -193,14 +193,40 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return input + scatter_into_zeros(input._data.shape, d, index, src)
 
 
+def _scatter_src_fwd(xp, a, src, dim, index):
+    out = a.copy()
+    out[_gather_index(xp, index._data, dim)] = src[tuple(slice(0, s) for s in index._data.shape)]
+    return out
+
+
+def _scatter_value_fwd(xp, a, dim, index, value):
+    out = a.copy()
+    out[_gather_index(xp, index._data, dim)] = value
+    return out
+
+
+# torch's overloads: scatter(src=tensor) is ScatterBackward0, scatter(value=number) ScatterBackward1;
+# the written positions take their gradient from src, the rest from self
+# (src larger than index: torch's backward refuses the index-shaped gradient, and so does the engine)
+SCATTER = defop("ScatterBackward0", _scatter_src_fwd,
+                (lambda g, dim, index: scatter(g, dim, index, value=0), lambda g, dim, index: gather(g, dim, index)),
+                saved=("dim", "index"), n_in=2)
+SCATTER_VALUE = defop("ScatterBackward1", _scatter_value_fwd,
+                      lambda g, dim, index: scatter(g, dim, index, value=0), saved=("dim", "index"))
+
+
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    out = input._data.copy()
-    ii = _gather_index(np, index._data, d)
+    if index.dtype._kind != 1:
+        raise RuntimeError("scatter(): Expected dtype int64 for index")
     if src is None:
         src = value
-    out[ii] = src._data[tuple(slice(0, s) for s in index._data.shape)] if isinstance(src, Tensor) else src
-    return _make(out)
+    if isinstance(src, Tensor):
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
+                               f"{src.dtype}). Convert src with .to(input.dtype).")
+        return apply(SCATTER, (input, src), (d, index))
+    return apply(SCATTER_VALUE, (input,), (d, index, src))
 
 
 def _index_select_back(g, self_sym_sizes, dim, index):

@@ -1,0 +1,46 @@
+"""scatter with a src tensor or a number records torch's nodes and gradients."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+
+
+def _run(m, src_shape, value=None):
+    x = m.zeros(2, 4, requires_grad=True)
+    idx = m.tensor([[0, 1, 2], [3, 2, 1]])
+    w = m.arange(8.0).reshape(2, 4)
+    if value is None:
+        src = m.arange(1.0, 1.0 + int(np.prod(src_shape))).reshape(*src_shape).requires_grad_()
+        y = m.scatter(x, 1, idx, src)
+        (y * w).sum().backward()
+        return y, x.grad, src.grad
+    y = x.scatter(1, idx, value)
+    (y * w).sum().backward()
+    return y, x.grad, None
+
+
+@pytest.mark.parametrize("src_shape,value", [((2, 3), None), (None, 5.0)])
+def test_scatter_matches_torch(torch, src_shape, value):
+    (ty, tx, ts), (ly, lx, ls) = _run(torch, src_shape, value), _run(lg, src_shape, value)
+    np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
+    assert ly.grad_fn.name() == ty.grad_fn.name()
+    np.testing.assert_array_equal(lx.numpy(), tx.numpy())
+    if ts is not None:
+        np.testing.assert_array_equal(ls.numpy(), ts.numpy())
+
+
+def test_scatter_refuses_mixed_dtypes_and_float_index(torch):
+    for m in (torch, lg):
+        x, idx = m.zeros(2, 2), m.tensor([[0], [1]])
+        with pytest.raises(RuntimeError):
+            m.scatter(x, 1, idx, m.ones(2, 1, dtype=m.float64))
+        with pytest.raises(RuntimeError):
+            m.scatter(x, 1, idx.float(), 1.0)
+
+
+def test_src_larger_than_index_refuses_backward_as_torch(torch):
+    for m in (torch, lg):
+        with pytest.raises(RuntimeError, match="returned an invalid gradient at index 1"):
+            _run(m, (2, 4))
