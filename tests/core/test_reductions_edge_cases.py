@@ -64,3 +64,39 @@ def test_std_gradient_on_a_constant_slice_is_zero_as_torch(torch):
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
     assert grads[1][0, 0] == 0.0
+
+
+def _grads_match(torch, fn, data):
+    out = []
+    for m in (torch, lg):
+        x = m.tensor(data, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # silent, as torch
+            y = fn(m, x)
+            y.sum().backward()
+        out.append((y, x.grad))
+    (ty, tg), (ly, lgrad) = out
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), equal_nan=True, rtol=1e-6)
+    np.testing.assert_allclose(lgrad.numpy(), tg.numpy(), equal_nan=True, rtol=1e-6)
+    assert ly.grad_fn.name() == ty.grad_fn.name()
+
+
+@pytest.mark.parametrize("fn,data", [
+    (lambda m, x: x.max(), [1.0, float("nan"), 3.0]),  # the gradient goes to the nan
+    (lambda m, x: x.min(), [3.0, 1.0, 1.0]),  # shared between ties
+    (lambda m, x: m.norm(x, p=float("-inf")), [0.0, -3.0, -3.0]),
+    (lambda m, x: m.norm(x, p=float("-inf")), [1.0, -3.0, 2.0]),
+    (lambda m, x: x ** m.tensor([0.0, 3.0, 2.0]), [0.0, 2.0, 0.0]),  # 0 ** 0: gradient 0, not nan
+    (lambda m, x: x ** 0, [0.0, float("inf")]),
+    (lambda m, x: x.cumsum(0), 3.0),
+])
+def test_gradients_at_the_edges_match_torch(torch, fn, data):
+    _grads_match(torch, fn, data)
+
+
+def test_cumsum_and_logsumexp_dtypes_match_torch(torch):
+    for fn in (lambda m: m.cumsum(m.tensor([1, 2]), 0, dtype=m.float64), lambda m: m.cumsum(m.tensor([True, True]), 0),
+               lambda m: m.cumsum(m.tensor([1, 2], dtype=m.int32), 0), lambda m: m.logsumexp(m.tensor([1, 2]), 0)):
+        got, expected = fn(lg), fn(torch)
+        assert str(got.dtype) == str(expected.dtype)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)

@@ -46,8 +46,14 @@ def _pow_scalar_fwd(xp, a, exponent):
 
 def _pow_scalar_bwd(g, self, exponent):
     if exponent == 0:
-        return g * 0
+        return zeros_like_t(g)  # (not g * 0: an infinite g would give nan)
     return g * (exponent * self.pow(exponent - 1))
+
+
+def _pow_base_grad(g, self, exponent, result):
+    # d/dx x**y = y * x**(y-1), and 0 where y == 0 (torch: also at x == 0, where x**-1 is inf)
+    with np.errstate(divide="ignore", invalid="ignore"):  # (the branch where() drops may hold 0**-1: silent, as torch)
+        return where(exponent == 0, zeros_like_t(g), g * exponent * self.pow(exponent - 1))
 
 
 POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
@@ -55,12 +61,13 @@ POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("sel
 
 def _pow_exp_grad(g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
-    safe = where(logical_and(self == 0, exponent >= 0), zeros_like_t(self), self.log())
-    return g * result * safe
+    with np.errstate(divide="ignore", invalid="ignore"):  # (log(0) in the branch where() drops)
+        safe = where(logical_and(self == 0, exponent >= 0), zeros_like_t(self), self.log())
+        return g * result * safe
 
 
 POW_TENSOR = defop("PowBackward1", lambda xp, a, b: a ** b,
-                   (lambda g, self, exponent, result: g * exponent * self.pow(exponent - 1), _pow_exp_grad),
+                   (_pow_base_grad, _pow_exp_grad),
                    saved=("self", "input1", "result"), n_in=2)
 POW_SCALAR_BASE = defop("PowBackward2", lambda xp, e, base: np.power(base, e),
                         lambda g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),

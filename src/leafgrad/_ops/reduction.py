@@ -99,8 +99,9 @@ PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: a.prod(axis=dims,
 
 
 def _evenly(g, self, result):
-    mask = self == result
-    return g * mask / mask.sum()
+    # the maximum's positions share the gradient; a nan maximum is at the nans (torch's evenly_distribute)
+    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan()))
+    return mask * (g / mask.sum())
 
 
 MAX_ALL = defop("MaxBackward1", lambda xp, a: a.max(), _evenly, saved=("self", "result"))
@@ -214,6 +215,8 @@ def _norm_fwd(xp, a, p, dims, keepdim):
         return xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
     if p == float("inf"):
         return x.max(axis=dims, keepdims=keepdim)
+    if p == float("-inf"):
+        return x.min(axis=dims, keepdims=keepdim)
     if p == 1:
         return x.sum(axis=dims, keepdims=keepdim)
     if p == 0:
@@ -231,7 +234,7 @@ def _norm_grad(g, self, p, dims, keepdim, result):
         return gx * self.sign()
     if p == 2:
         return gx * self / rx.masked_fill(rx == 0, float("inf"))
-    if p == float("inf"):
+    if p == float("inf") or p == float("-inf"):  # the gradient goes to the largest (smallest) |x|, shared
         mask = self.abs() == rx
         return gx * self.sign() * mask / mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
     return gx * self * self.abs().pow(p - 2) / rx.pow(p - 1).masked_fill(rx == 0, float("inf"))
@@ -411,6 +414,8 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    if input.dtype._kind <= 1:  # an integer input gives the default float dtype, as torch
+        input = input.to(D.get_default_dtype())
     dims = normalize_dims(dim, input._data.ndim)
     if dims is None:
         dims = tuple(range(input._data.ndim))
@@ -485,8 +490,13 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    elif input.dtype._kind <= 1:  # bool and integers accumulate in int64, as torch
+        input = input.to(D.int64)
     return apply(CUMSUM, (input,), (d,))
 
 
-CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim),
-               lambda g, dim: g.flip(dim).cumsum(dim).flip(dim), saved=("dim",))
+# (a 0-dim tensor is its own cumulative sum)
+CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a.ndim else a.copy(),
+               lambda g, dim: g.flip(dim).cumsum(dim).flip(dim) if g._data.ndim else g, saved=("dim",))
