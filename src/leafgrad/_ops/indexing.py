@@ -300,8 +300,29 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
                  np.zeros((int(bool(input._data)), 0), dtype=np.int64))
 
 
+def _take_back_fwd(xp, g, shape, index):
+    out = xp.zeros(shape, dtype=g.dtype)
+    xp.add.at(out.reshape(-1), index._data.reshape(-1), g.reshape(-1))  # (a repeated index adds up)
+    return out
+
+
+# take reads the input as flat; its gradient puts (adding) the gradient back at those positions
+TAKE = defop("TakeBackward0", lambda xp, a, index: xp.take(a, index._data),
+             lambda g, self_sym_sizes, index: apply(TAKE_BACK, (g,), (tuple(self_sym_sizes), index)),
+             saved=("self_sym_sizes", "index"))
+TAKE_BACK = defop("PutBackward0", _take_back_fwd, lambda gg, index: apply(TAKE, (gg,), (index,)), saved=("index",))
+
+
 def take(input: Tensor, index: Tensor) -> Tensor:
-    return getitem(input.reshape(-1), index)
+    if not isinstance(index, Tensor) or index.dtype._kind != 1:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{index.dtype if isinstance(index, Tensor) else type(index).__name__}")
+    n = input._data.size
+    idx = index._data
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return apply(TAKE, (input,), (index,))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -316,11 +337,22 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return _make((idx[..., None] == np.arange(num_classes)).astype(np.int64))
 
 
+# the gradient of keeping a triangle is the same triangle of the gradient
+TRIL = defop("TrilBackward0", lambda xp, a, diagonal: xp.tril(a, diagonal),
+             lambda g, diagonal: apply(TRIL, (g,), (diagonal,)), saved=("diagonal",))
+TRIU = defop("TriuBackward0", lambda xp, a, diagonal: xp.triu(a, diagonal),
+             lambda g, diagonal: apply(TRIU, (g,), (diagonal,)), saved=("diagonal",))
+
+
+def _triangle(op, input: Tensor, diagonal: int, name: str) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return apply(op, (input,), (int(diagonal),))
+
+
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    mask = np.tril(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
-    return input.masked_fill(_make(~mask), 0)
+    return _triangle(TRIL, input, diagonal, "tril")
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    mask = np.triu(np.ones(input._data.shape[-2:], dtype=bool), diagonal)
-    return input.masked_fill(_make(~mask), 0)
+    return _triangle(TRIU, input, diagonal, "triu")

@@ -50,8 +50,7 @@ ALIAS = defop("AliasBackward0", lambda xp, a: a.view(), lambda g: g, view=True)
 
 def view(input: Tensor, *shape) -> Tensor:
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int, np.integer)):
-        from .. import _dtype as D
-        return input.to(D.to_dtype(shape[0]))  # view(dtype): leafgrad copies instead of reinterpreting
+        return _view_as_dtype(input, shape[0])
     shape = _infer_shape(_size_args(shape), input._data.size)
     try:
         input._data.reshape(shape, copy=False)
@@ -60,6 +59,30 @@ def view(input: Tensor, *shape) -> Tensor:
             "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
             "two contiguous subspaces). Use .reshape(...) instead: it copies when a view is impossible.") from None
     return apply(VIEW, (input,), (shape,))
+
+
+def _view_as_dtype(input: Tensor, dtype) -> Tensor:
+    """``view(dtype)``: the same bytes read as another dtype, sharing memory and version counter.
+    As in torch the result has no history (reinterpreting bits has no derivative)."""
+    from .. import _dtype as D
+    from .._tensor import vc_of
+    from ..autograd.graph import _LEGACY
+    dt = D.to_dtype(dtype)
+    a = input._data
+    old, new = a.dtype.itemsize, np.dtype(dt.np).itemsize
+    if old != new:
+        names = (_LEGACY.get(input.dtype.name, input.dtype.name), _LEGACY.get(dt.name, dt.name))
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names[0]} as {names[1]} (different element sizes)")
+        if new > old and a.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} to view {names[0]} as {names[1]} "
+                               f"(different element sizes), but got {a.shape[-1]}")
+        if a.ndim and a.strides[-1] != old:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names[0]} as {names[1]} (different element "
+                               "sizes), but got a strided last dimension. Call .contiguous() first.")
+    out = _make(a.view(dt.np))
+    out._vc = vc_of(input)
+    return out
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
@@ -498,17 +521,27 @@ def tile(input: Tensor, dims) -> Tensor:
     return repeat(input, dims)
 
 
+def _roll_fwd(xp, a, shifts, dims):
+    return xp.roll(a, shifts, axis=dims)
+
+
+# torch's RollBackward0: the gradient rolls back by the same shifts
+ROLL = defop("RollBackward0", _roll_fwd,
+             lambda g, shifts, dims: apply(ROLL, (g,), (tuple(-s for s in shifts) if isinstance(shifts, tuple)
+                                                           else -shifts, dims)), saved=("shifts", "dims"))
+
+
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
-    if dims is None:
-        return roll(input.flatten(), shifts, 0).view(input.shape)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    out = input
-    for s, d in zip(shifts, dims):
-        n = out._data.shape[d]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out
+    if dims is not None:
+        shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+        dims = (int(dims),) if isinstance(dims, (int, np.integer)) else tuple(int(d) for d in dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    elif not isinstance(shifts, (int, np.integer)):
+        shifts = tuple(int(s) for s in shifts)
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    else:
+        shifts = int(shifts)  # (no dims: the flattened tensor rolls, and keeps its shape)
+    return apply(ROLL, (input,), (shifts, dims))

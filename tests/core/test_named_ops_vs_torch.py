@@ -1,0 +1,69 @@
+"""Ops that now record torch's own node (roll, triu, tril, take, view(dtype)) against torch, and
+first and second derivatives of the ops rebuilt in this change by gradcheck / gradgradcheck."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad.autograd import gradcheck, gradgradcheck
+
+CASES = {
+    "roll-flat": lambda m, x: x.roll(1),
+    "roll-dims": lambda m, x: x.roll((1, 2), (0, -1)),
+    "roll-negative": lambda m, x: m.roll(x, -4, 1),
+    "triu": lambda m, x: x.triu(1),
+    "tril": lambda m, x: m.tril(x, -1),
+    "take": lambda m, x: x.take(m.tensor([0, 5, 5, -1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_names_and_gradients_match_torch(torch, name):
+    out = []
+    for m in (torch, lg):
+        x = m.arange(12.0).reshape(3, 4).requires_grad_()
+        y = CASES[name](m, x)
+        (y * m.arange(float(y.numel())).reshape(tuple(y.shape))).sum().backward()
+        out.append((y, x.grad))
+    (ty, tg), (ly, lgrad) = out
+    np.testing.assert_array_equal(ly.detach().numpy(), ty.detach().numpy())
+    assert ly.grad_fn.name() == ty.grad_fn.name()
+    np.testing.assert_array_equal(lgrad.numpy(), tg.numpy())
+
+
+SECOND_ORDER = {
+    **CASES,
+    "scatter": lambda m, x: m.scatter(x, 1, m.tensor([[0, 1], [3, 2], [1, 0]]), x[:, :2] * 2),
+    "fmax": lambda m, x: m.fmax(x, x.flip(0)),
+    "clamp_min": lambda m, x: m.clamp_min(x * x, x.flip(1)),
+    "std": lambda m, x: x.std(0),
+    "pow": lambda m, x: (x * x + 1) ** x,
+    "div-floor": lambda m, x: m.div(x, 0.7, rounding_mode="floor") + x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_first_and_second_derivatives(name):
+    rng = np.random.default_rng(3)
+    x = lg.tensor(rng.standard_normal((3, 4)) * 0.5 + 0.1, dtype=lg.float64, requires_grad=True)
+    fn = lambda t: SECOND_ORDER[name](lg, t)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_view_as_another_dtype_reinterprets_bits_as_torch(torch):
+    for src, dt in (([1.0, 2.0], "int32"), ([1.0, 2.0], "int16"), ([1.0, -2.0, 3.0, 4.0], "float64")):
+        t = torch.tensor(src).view(getattr(torch, dt))
+        x = lg.tensor(src).view(getattr(lg, dt))
+        assert str(x.dtype) == str(t.dtype) and tuple(x.shape) == tuple(t.shape)
+        np.testing.assert_array_equal(x.numpy(), t.numpy())
+    base = lg.tensor([1.0, 2.0], requires_grad=True)
+    v = base.view(lg.int32)
+    assert not v.requires_grad and v.grad_fn is None
+    plain = lg.tensor([1.0, 2.0])
+    plain.view(lg.int32)[0] = 0  # the same memory
+    assert plain.tolist() == [0.0, 2.0]
+    for m in (torch, lg):
+        with pytest.raises(RuntimeError, match="must be divisible by 2"):
+            m.tensor([1.0, 2.0, 3.0]).view(m.float64)
