@@ -60,3 +60,21 @@ def test_integer_tensor_copied_from_grad_tensor_does_not_require_grad(torch):
     b = lg.zeros(2)
     b.copy_(lg.tensor([1.5, 2.5], requires_grad=True))
     assert b.grad_fn.name() == torch.zeros(2).copy_(torch.tensor([1.0, 2.0], requires_grad=True)).grad_fn.name()
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor([True]).add_(2), lambda m: m.tensor([True]).mul_(2), lambda m: m.tensor([True]).pow_(2),
+    lambda m: m.tensor([1]).clamp_(-1.0, 1.0), lambda m: m.tensor([1]).clamp_max_(0.5), lambda m: m.tensor([1]).add_(1.5),
+    lambda m: m.tensor([True]).clamp_(0, 1), lambda m: m.tensor([1.0]).add_(1j),
+])
+def test_in_place_results_that_cannot_be_cast_back_raise_as_torch(torch, call):
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        call(torch)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        call(lg)
+
+
+def test_in_place_results_that_can_be_cast_back_are_written(torch):
+    for call in (lambda m: m.tensor([True]).add_(True), lambda m: m.tensor([3]).clamp_(0, 1),
+                 lambda m: m.tensor([1.5]).add_(2), lambda m: m.tensor([2]).mul_(True)):
+        assert call(lg).tolist() == call(torch).tolist()

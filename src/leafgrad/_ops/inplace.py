@@ -143,14 +143,19 @@ def _check_writable(t: Tensor) -> None:
             "a tensor made from a read-only NumPy array.)", tensor=t, site=user_site())
 
 
-def _check_cast(t: Tensor, result_dtype) -> None:
-    if result_dtype.kind in "fc" and t._data.dtype.kind not in "fc" or \
-            result_dtype.kind == "c" and t._data.dtype.kind != "c":
+def check_cast(t: Tensor, result_dtype) -> None:
+    """torch's canCast for in-place results: complex only into complex, floating not into
+    integers or bool, integers not into bool (bool goes into anything)."""
+    frm, to = result_dtype.kind, t._data.dtype.kind
+    if (frm == "c" and to != "c") or (frm == "f" and to in "iub") or (frm in "iu" and to == "b"):
         from ..autograd.graph import _LEGACY
-        names = {"f": "Float", "c": "ComplexFloat"}
-        raise RuntimeError(f"result type {names[result_dtype.kind]} can't be cast to the desired output type "
+        result = {"f": "Float", "c": "ComplexFloat"}.get(frm) or _LEGACY.get(result_dtype.name, result_dtype.name)
+        raise RuntimeError(f"result type {result} can't be cast to the desired output type "
                            f"{_LEGACY.get(t.dtype.name, t.dtype.name)}: an in-place op keeps the tensor's dtype. "
-                           "Use the out-of-place form, or convert first with .float().")
+                           "Use the out-of-place form, or convert first (e.g. .float()).")
+
+
+_check_cast = check_cast
 
 
 # ----------------------------------------------------------------------------- the one in-place path

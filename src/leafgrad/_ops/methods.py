@@ -125,6 +125,9 @@ def _pow_(self, exponent):
 def _clamp_(self, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return IP.copy_(self, P.clamp(self, min, max))
+    for bound in (min, max):  # (a float bound on an integer tensor promotes: the write would cast it back)
+        if bound is not None:
+            IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
     return IP.inplace(P.CLAMP, self, (), (min, max), "clamp_")
 
 
