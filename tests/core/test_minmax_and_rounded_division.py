@@ -87,3 +87,20 @@ def test_integer_division_by_zero_raises_as_torch(torch):
             m.tensor([3, 4]) // 0
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             m.div(m.tensor([3, 4]), m.tensor([1, 0]), rounding_mode="trunc")
+
+
+def test_clamp_promotes_as_torch(torch):
+    for fn in (lambda m: m.clamp(m.tensor([1, 2]), 0.5, 1.5), lambda m: m.clamp(m.tensor([1, 2]), min=0.5),
+               lambda m: m.clamp(m.tensor([True, False]), min=-1.0), lambda m: m.clamp(m.tensor([1, 5]), 0, 3)):
+        got, expected = fn(lg), fn(torch)
+        assert str(got.dtype) == str(expected.dtype)
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_integer_powers_with_negative_exponents_match_torch(torch):
+    a, b = [2, 1, -1, -1, 0, 3], [-1, -2, -3, -2, -1, 2]
+    np.testing.assert_array_equal((lg.tensor(a) ** lg.tensor(b)).numpy(), (torch.tensor(a) ** torch.tensor(b)).numpy())
+    np.testing.assert_array_equal(lg.pow(-1, lg.tensor([2, 3])).numpy(), torch.pow(-1, torch.tensor([2, 3])).numpy())
+    for m in (torch, lg):
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+            m.tensor([2]) ** -1

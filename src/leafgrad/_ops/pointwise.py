@@ -41,7 +41,21 @@ RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda g, result:
 
 
 def _pow_scalar_fwd(xp, a, exponent):
+    if a.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed: use a float exponent "
+                           f"(x ** {float(exponent)}) or a float tensor (x.float() ** {exponent}).")
     return a ** exponent
+
+
+def _pow_tensor_fwd(xp, a, b):
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+        # integer powers with a negative exponent, element by element, as torch: 1 stays 1,
+        # -1 alternates, anything else truncates to 0
+        odd = (b % 2) != 0
+        neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0)).astype(a.dtype)
+        return xp.where(b < 0, neg, a ** xp.maximum(b, 0))
+    with np.errstate(divide="ignore", invalid="ignore"):  # (0 ** -1 is inf, silently, as torch)
+        return a ** b
 
 
 def _pow_scalar_bwd(g, self, exponent):
@@ -66,7 +80,7 @@ def _pow_exp_grad(g, self, exponent, result):
         return g * result * safe
 
 
-POW_TENSOR = defop("PowBackward1", lambda xp, a, b: a ** b,
+POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
                    (_pow_base_grad, _pow_exp_grad),
                    saved=("self", "input1", "result"), n_in=2)
 POW_SCALAR_BASE = defop("PowBackward2", lambda xp, e, base: np.power(base, e),
@@ -555,7 +569,8 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         if max is not None:
             out = minimum(out, max if isinstance(max, Tensor) else _scalar_tensor(max, input.dtype))
         return out
-    return apply(CLAMP, (input,), (min, max))
+    dt = D.result_type(*(v for v in (input, min, max) if v is not None))  # (int64 with 0.5: float32, as torch)
+    return apply(CLAMP, (input,), (min, max), cast=None if dt is input.dtype else dt.np)
 
 
 clip = clamp
