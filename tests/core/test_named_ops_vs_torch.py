@@ -67,3 +67,30 @@ def test_view_as_another_dtype_reinterprets_bits_as_torch(torch):
     for m in (torch, lg):
         with pytest.raises(RuntimeError, match="must be divisible by 2"):
             m.tensor([1.0, 2.0, 3.0]).view(m.float64)
+
+
+FUSED = {
+    "addcmul": lambda m, a, b, c: m.addcmul(a, b, c, value=2),
+    "addcdiv": lambda m, a, b, c: m.addcdiv(a, b, c, value=0.5),
+    "lerp-small": lambda m, a, b, c: m.lerp(a, b, 0.3),
+    "lerp-large": lambda m, a, b, c: a.lerp(b, 0.7),
+    "lerp-tensor": lambda m, a, b, c: m.lerp(a, b, c),
+    "addcmul_": lambda m, a, b, c: (a * 1).addcmul_(b, c, value=-1.5),
+    "addcdiv_": lambda m, a, b, c: (a * 1).addcdiv_(b, c),
+    "lerp_": lambda m, a, b, c: (a * 1).lerp_(b, c),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUSED))
+def test_fused_updates_record_torchs_nodes(torch, name):
+    out = []
+    for m in (torch, lg):
+        xs = [m.tensor(v, requires_grad=True) for v in ([1.0, 2.0, -1.0], [3.0, 4.0, 0.5], [0.5, 2.0, 0.9])]
+        y = FUSED[name](m, *xs)
+        y.sum().backward()
+        out.append((y, [x.grad for x in xs]))
+    (ty, tg), (ly, lgs) = out
+    assert ly.grad_fn.name() == ty.grad_fn.name()
+    np.testing.assert_allclose(ly.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+    for a, b in zip(lgs, tg):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)

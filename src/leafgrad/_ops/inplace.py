@@ -383,6 +383,22 @@ def binary_(op, self: Tensor, other, params: tuple = (), name: str = "", site_sk
     return inplace(op, self, (o,), params, name, site_skip + 1)
 
 
+def check_broadcast_into(self: Tensor, *others: Tensor) -> None:
+    """An in-place op with several operands: they must broadcast to ``self``'s own shape."""
+    shape = self._data.shape
+    shapes = [o._data.shape for o in others if isinstance(o, Tensor)]
+    if all(sh == shape for sh in shapes):
+        return
+    try:
+        out = np.broadcast_shapes(shape, *shapes)
+    except ValueError:
+        bad = next(sh for sh in shapes if sh != shape)
+        raise_broadcast_error(shape, bad)
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}: an "
+                           "in-place op cannot change the shape of the tensor it writes into.")
+
+
 def raise_broadcast_error(a: tuple, b: tuple) -> None:
     """torch's wording for shapes that do not broadcast, naming the first dimension that clashes."""
     n = max(len(a), len(b))

@@ -137,22 +137,21 @@ def _masked_fill_(self, mask, value):
     return IP.inplace(I.MASKED_FILL, self, (), (mask, value), "masked_fill_")
 
 
-def _add_parts_(parts, name):
-    """The in-place form of a fused op ``input + alpha * increment`` (addcmul_, addcdiv_):
-    one in-place add of the increment, with the version bump, leaf checks (naming ``name``)
-    and gradient of add_."""
+def _fused_(check, op, name):
+    """The in-place form of addcmul / addcdiv: the same op written into the tensor (version
+    bump, leaf checks naming ``name``, torch's node), after the out-of-place checks."""
     def m(self, tensor1, tensor2, *, value=1):
-        increment, alpha = parts(self, tensor1, tensor2, value)
-        return IP.binary_(P.ADD, self, increment, (alpha,), name)
+        _, value = check(self, tensor1, tensor2, value)
+        IP.check_broadcast_into(self, tensor1, tensor2)
+        return IP.inplace(op, self, (tensor1, tensor2), (value,), name)
     m.__name__ = name
     return m
 
 
 def _lerp_(self, end, weight):
-    parts = P.lerp_parts(self, end, weight)
-    if parts is None:  # evaluated from the end side (or per element): write the whole result
-        return IP.binary_(IP.COPY, self, P.lerp(self, end, weight), (), "lerp_")
-    return IP.binary_(P.ADD, self, parts[0], (parts[1],), "lerp_")
+    op, others, params = P.lerp_check(self, end, weight)
+    IP.check_broadcast_into(self, *others)
+    return IP.inplace(op, self, others, params, "lerp_")
 
 
 def _T(self):
@@ -188,7 +187,8 @@ METHODS = {
     "isfinite": P.isfinite, "equal": P.equal, "allclose": P.allclose, "isclose": P.isclose,
     "where": lambda self, condition, other: P.where(condition, self, other),
     "addcmul": P.addcmul, "addcdiv": P.addcdiv, "lerp": P.lerp,
-    "addcmul_": _add_parts_(P.addcmul_parts, "addcmul_"), "addcdiv_": _add_parts_(P.addcdiv_parts, "addcdiv_"),
+    "addcmul_": _fused_(P.addcmul_check, P.ADDCMUL, "addcmul_"),
+    "addcdiv_": _fused_(P.addcdiv_check, P.ADDCDIV, "addcdiv_"),
     "lerp_": _lerp_,
     # reductions
     "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": _max_method, "min": _min_method, "amax": R.amax,

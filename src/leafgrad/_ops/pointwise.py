@@ -759,12 +759,10 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-# ----------------------------------------------------------------------------- fused helpers (compositions)
-# addcmul, addcdiv and lerp are the "fused" updates optimizer code is written with. Here
-# each is ``input + alpha * increment`` built from the differentiable ops above: autograd
-# needs no new formula (the grad_fn is AddBackward0, not torch's AddcmulBackward0). The
-# ``*_parts`` functions return that (increment, alpha) pair, so the in-place forms in
-# methods.py are one in-place add of the same increment: two ops, as in the formula.
+# ----------------------------------------------------------------------------- fused updates
+# addcmul, addcdiv and lerp are the "fused" updates optimizer code is written with: each is one
+# op with torch's node (AddcmulBackward0, AddcdivBackward0, LerpBackward0/1) and formulas, and
+# the in-place forms in methods.py write the same op into the tensor.
 def _require_tensors(fn_name: str, **named) -> None:
     for pos, (name, value) in enumerate(named.items()):
         if not isinstance(value, Tensor):
@@ -779,29 +777,71 @@ def _value_in(dt: D.dtype, value):
     return int(value)
 
 
-def addcmul_parts(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[Tensor, object]:
-    """(tensor1 * tensor2, value): addcmul is ``input + value * tensor1 * tensor2``."""
+def _addcmul_fwd(xp, a, t1, t2, value):
+    p = t1 * t2
+    return a + p if value == 1 else a + value * p
+
+
+def _addcdiv_fwd(xp, a, t1, t2, value):
+    q = t1 / t2
+    return a + q if value == 1 else a + value * q
+
+
+ADDCMUL = defop("AddcmulBackward0", _addcmul_fwd,
+                (lambda g, tensor1, tensor2, value: g,
+                 lambda g, tensor1, tensor2, value: g * _conj(tensor2) * value,
+                 lambda g, tensor1, tensor2, value: g * _conj(tensor1) * value),
+                saved=("input1", "input2", "value"), n_in=3)
+ADDCMUL.node_cls._saved_names = ("tensor1", "tensor2", "value")
+ADDCDIV = defop("AddcdivBackward0", _addcdiv_fwd,
+                (lambda g, tensor1, tensor2, value: g,
+                 lambda g, tensor1, tensor2, value: g * value / _conj(tensor2),
+                 lambda g, tensor1, tensor2, value: -g * value * _conj(tensor1) / _conj(tensor2 * tensor2)),
+                saved=("input1", "input2", "value"), n_in=3)
+ADDCDIV.node_cls._saved_names = ("tensor1", "tensor2", "value")
+
+
+def addcmul_check(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[D.dtype, object]:
+    """(result dtype, value as that dtype takes it), after torch's argument checks."""
     _require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
     dt = D.result_type(input, tensor1, tensor2)
     if dt is D.bool:
         raise NotImplementedError("\"addcmul\" not implemented for 'Bool': use integer or floating tensors")
-    return mul(tensor1, tensor2), _value_in(dt, value)
+    return dt, _value_in(dt, value)
 
 
-def addcdiv_parts(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[Tensor, object]:
-    """(tensor1 / tensor2, value): addcdiv is ``input + value * tensor1 / tensor2``, a true division."""
+def addcdiv_check(input: Tensor, tensor1: Tensor, tensor2: Tensor, value=1) -> tuple[D.dtype, object]:
+    """(result dtype, value): addcdiv is ``input + value * tensor1 / tensor2``, a true division."""
     _require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
     if all(not (t.dtype.is_floating_point or t.dtype.is_complex) for t in (tensor1, tensor2)):
         raise RuntimeError("Integer division with addcdiv is no longer supported: tensor1 and tensor2 are both "
                            "integer tensors. Convert one of them to a floating dtype first, e.g. "
                            "torch.addcdiv(input, tensor1.float(), tensor2, value=value).")
-    quotient = div(tensor1, tensor2)
-    return quotient, _value_in(D.result_type(input, quotient), value)
+    dt = D.result_type(input, tensor1, tensor2)
+    return dt, _value_in(dt, value)
 
 
-def lerp_parts(input: Tensor, end: Tensor, weight) -> tuple[Tensor, object] | None:
-    """(end - input, weight) when a number ``weight`` is under 0.5 in size; None otherwise,
-    where lerp is evaluated from the ``end`` side (see :func:`lerp`)."""
+def _lerp_fwd(xp, a, e, weight):
+    # from whichever end is nearer: a weight of exactly 1 returns ``end`` exactly
+    return a + weight * (e - a) if -0.5 < weight < 0.5 else e - (e - a) * (1 - weight)
+
+
+def _lerp_tensor_fwd(xp, a, e, w):
+    d = e - a
+    return xp.where(xp.abs(w) < 0.5, a + w * d, e - d * (1 - w))
+
+
+LERP = defop("LerpBackward0", _lerp_fwd,
+             (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight), saved=("weight",), n_in=2)
+LERP_TENSOR = defop("LerpBackward1", _lerp_tensor_fwd,
+                    (lambda g, self, end, weight: g * (1 - weight), lambda g, self, end, weight: g * weight,
+                     lambda g, self, end, weight: g * (end - self)),
+                    saved=("input0", "input1", "input2"), n_in=3)
+LERP_TENSOR.node_cls._saved_names = ("self", "end", "weight")
+
+
+def lerp_check(input: Tensor, end: Tensor, weight):
+    """The op and its tensors for lerp(input, end, weight), after torch's argument checks."""
     _require_tensors("lerp", input=input, end=end)
     kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
@@ -812,9 +852,11 @@ def lerp_parts(input: Tensor, end: Tensor, weight) -> tuple[Tensor, object] | No
         if t.dtype is not input.dtype:
             raise RuntimeError(f"expected dtype {_dtype_word(input.dtype)} for `{name}` but got dtype "
                                f"{_dtype_word(t.dtype)}")
-    if isinstance(weight, Tensor) or not -0.5 < weight < 0.5:
-        return None
-    return sub(end, input), weight
+    if not isinstance(weight, Tensor):
+        return LERP, (end,), (weight,)
+    if weight.dtype is not input.dtype:
+        weight = weight.to(input.dtype)  # a 0-dim weight of another float dtype (as torch accepts)
+    return LERP_TENSOR, (end, weight), ()
 
 
 def _dtype_word(dt: D.dtype) -> str:
@@ -824,30 +866,18 @@ def _dtype_word(dt: D.dtype) -> str:
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, with torch's type promotion)."""
-    increment, alpha = addcmul_parts(input, tensor1, tensor2, value)
-    return add(input, increment, alpha=alpha)
+    dt, value = addcmul_check(input, tensor1, tensor2, value)
+    return apply(ADDCMUL, (input, tensor1, tensor2), (value,), cast=dt.np)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (broadcast, with torch's type promotion)."""
-    increment, alpha = addcdiv_parts(input, tensor1, tensor2, value)
-    return add(input, increment, alpha=alpha)
+    dt, value = addcdiv_check(input, tensor1, tensor2, value)
+    return apply(ADDCDIV, (input, tensor1, tensor2), (value,), cast=dt.np)
 
 
 def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
-    """``input + weight * (end - input)``, evaluated from whichever end is nearer.
-
-    From ``weight = 0.5`` on, the form ``end - (end - input) * (1 - weight)`` is used, so a
-    weight of exactly 1 returns ``end`` exactly; a tensor weight picks per element.
-    """
-    parts = lerp_parts(input, end, weight)
-    if parts is not None:
-        return add(input, parts[0], alpha=parts[1])
-    diff = sub(end, input)
-    if not isinstance(weight, Tensor):
-        return sub(end, diff, alpha=1 - weight)
-    if weight.dtype is not input.dtype:
-        weight = weight.to(input.dtype)  # a 0-dim weight of another float dtype (as torch accepts)
-    from_start = add(input, mul(weight, diff))
-    from_end = sub(end, mul(diff, rsub(weight, 1)))
-    return where(abs(weight) < 0.5, from_start, from_end)
+    """``input + weight * (end - input)``, evaluated from whichever end is nearer (per element
+    for a tensor weight)."""
+    op, others, params = lerp_check(input, end, weight)
+    return apply(op, (input,) + others, params)
