@@ -36,7 +36,7 @@ from ._ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, ou
 from ._ops.shape import (broadcast_to, cat, chunk, concat, concatenate, diagonal, flatten, flip, hstack, movedim,
                          narrow, permute, repeat, reshape, roll, select, split, squeeze, stack, swapaxes, swapdims, t,
                          tensor_split, tile, transpose, unbind, unflatten, unsqueeze, vstack)
-from ._ops.indexing import gather, index_select, masked_fill, nonzero, scatter, scatter_add, take, tril, triu
+from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd

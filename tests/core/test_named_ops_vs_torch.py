@@ -15,6 +15,9 @@ CASES = {
     "triu": lambda m, x: x.triu(1),
     "tril": lambda m, x: m.tril(x, -1),
     "take": lambda m, x: x.take(m.tensor([0, 5, 5, -1])),
+    "masked_select": lambda m, x: m.masked_select(x, m.tensor([True, False, True, True])),
+    "masked_select-method": lambda m, x: x.masked_select(x > 4),
+    "scatter_add": lambda m, x: m.scatter_add(x, 1, m.tensor([[0, 0], [3, 1], [2, 2]]), x[:, 1:3] * 2),
 }
 
 

@@ -188,9 +188,54 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return apply(GATHER, (input,), (d, index))
 
 
+def _scatter_add_fwd(xp, a, src, dim, index):
+    out = a.copy()
+    xp.add.at(out, _gather_index(xp, index._data, dim), src[tuple(slice(0, s) for s in index._data.shape)])
+    return out
+
+
+# torch's ScatterAddBackward0: self passes the gradient through, src reads it back where it was added
+SCATTER_ADD = defop("ScatterAddBackward0", _scatter_add_fwd,
+                    (lambda g, dim, index: g, lambda g, dim, index: gather(g, dim, index)),
+                    saved=("dim", "index"), n_in=2)
+
+
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    return input + scatter_into_zeros(input._data.shape, d, index, src)
+    if index.dtype._kind != 1:
+        raise RuntimeError("scatter_add(): Expected dtype int64 for index")
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError(f"scatter_add(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
+                           f"{src.dtype}). Convert src with .to(input.dtype).")
+    return apply(SCATTER_ADD, (input, src), (d, index))
+
+
+def _masked_select_fwd(xp, a, mask):
+    a_b, m_b = xp.broadcast_arrays(a, mask._data)
+    return a_b[m_b]
+
+
+def _masked_scatter_zeros_fwd(xp, g, shape, mask):
+    out = xp.zeros(shape, dtype=g.dtype)
+    out[xp.broadcast_to(mask._data, shape)] = g
+    return out
+
+
+# masked_select reads the (broadcast) input where the mask is set; its gradient writes back there,
+# and the engine sums a broadcast input's share
+MASKED_SELECT = defop("MaskedSelectBackward0", _masked_select_fwd,
+                      lambda g, self_sym_sizes, mask: apply(MASKED_SCATTER_ZEROS, (g,), (
+                          tuple(np.broadcast_shapes(tuple(self_sym_sizes), mask._data.shape)), mask)),
+                      saved=("self_sym_sizes", "mask"))
+MASKED_SCATTER_ZEROS = defop("MaskedScatterBackward0", _masked_scatter_zeros_fwd,
+                             lambda gg, mask: apply(MASKED_SELECT, (gg,), (mask,)), saved=("mask",))
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
+                           f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+    return apply(MASKED_SELECT, (input,), (mask,))
 
 
 def _scatter_src_fwd(xp, a, src, dim, index):

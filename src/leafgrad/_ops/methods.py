@@ -79,10 +79,6 @@ def _min_method(self, dim=None, keepdim=False):
     return R.min(self, dim, keepdim)
 
 
-def _masked_select(self, mask):
-    return I.getitem(self, mask.expand_as(self) if mask.shape != self.shape else mask)
-
-
 def _unary_(op, name):
     def m(self):
         return IP.inplace(op, self, (), (), name)
@@ -208,7 +204,7 @@ METHODS = {
     "view_as": lambda self, other: S.view(self, other.shape), "reshape_as": lambda self, other: S.reshape(self, other.shape),
     # indexing
     "gather": I.gather, "index_select": I.index_select, "masked_fill": I.masked_fill, "nonzero": I.nonzero,
-    "masked_select": _masked_select, "take": I.take, "scatter_add": I.scatter_add, "scatter": I.scatter,
+    "masked_select": I.masked_select, "take": I.take, "scatter_add": I.scatter_add, "scatter": I.scatter,
     "tril": I.tril, "triu": I.triu, "index_put": IP.index_put,
     # conversion
     "to": _to, "double": _cast(D.float64), "float": _cast(D.float32), "half": _cast(D.float16),
