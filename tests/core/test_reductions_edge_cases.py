@@ -100,3 +100,17 @@ def test_cumsum_and_logsumexp_dtypes_match_torch(torch):
         got, expected = fn(lg), fn(torch)
         assert str(got.dtype) == str(expected.dtype)
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_index_select_and_nonzero_of_a_zero_dim_tensor_match_torch(torch):
+    out = []
+    for m in (torch, lg):
+        z = m.tensor(3.0, requires_grad=True)
+        y = m.index_select(z, 0, m.tensor([0]))
+        y.backward()
+        out.append((tuple(y.shape), y.item(), y.grad_fn.name(), z.grad.item(),
+                    tuple(m.nonzero(m.tensor(3.0)).shape), tuple(m.nonzero(m.tensor(0.0)).shape),
+                    [t.tolist() for t in m.nonzero(m.tensor(3.0), as_tuple=True)]))
+        with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value"):
+            m.index_select(z, 0, m.tensor([0, 0]))
+    assert out[0] == out[1]

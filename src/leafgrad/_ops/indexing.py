@@ -275,11 +275,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None) -> Ten
 
 
 def _index_select_back(g, self_sym_sizes, dim, index):
+    if not len(self_sym_sizes):  # (a 0-dim input was selected whole)
+        return g
     key = (slice(None),) * dim + (index._data,)
     return index_add_zeros(g, self_sym_sizes, key)
 
 
-INDEX_SELECT = defop("IndexSelectBackward0", lambda xp, a, dim, index: xp.take(a, index._data, axis=dim),
+INDEX_SELECT = defop("IndexSelectBackward0",
+                     lambda xp, a, dim, index: xp.take(a, index._data, axis=dim) if a.ndim else a.copy(),
                      _index_select_back, saved=("self_sym_sizes", "dim", "index"))
 
 
@@ -288,6 +291,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
+    if not input._data.ndim and index._data.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)")
     if index._data.size and (index._data.max() >= size or index._data.min() < -size):
         raise IndexError(f"index out of range in self")
     return apply(INDEX_SELECT, (input,), (d, index.reshape(-1) if index._data.ndim == 0 else index))
@@ -337,7 +342,7 @@ def diag_embed_into(g: Tensor, shape, offset: int, d1: int, d2: int) -> Tensor:
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False):
-    nz = np.nonzero(input._data)
+    nz = np.nonzero(input._data) if input._data.ndim else ()  # (NumPy refuses a 0-dim array)
     if as_tuple:
         return tuple(_make(np.asarray(i, dtype=np.int64)) for i in nz) if input._data.ndim else \
             (_make(np.zeros(int(bool(input._data)), dtype=np.int64)),)
