@@ -99,3 +99,18 @@ def test_fused_updates_record_torchs_nodes(torch, name):
         assert (a is None) == (b is None)  # (a scalar weight leaves the third tensor unused)
         if b is not None:
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("spec", [[1, 3], 3, (2, 5, 9), [3, 1], [-2], [5, -4], "tensor-indices", "tensor-sections"])
+def test_tensor_split_matches_torch(torch, spec):
+    out = []
+    for m in (torch, lg):
+        x = m.arange(7.0).requires_grad_()
+        arg = m.tensor([2, 4]) if spec == "tensor-indices" else m.tensor(2) if spec == "tensor-sections" else spec
+        pieces = m.tensor_split(x, arg)
+        sum((p * (i + 1)).sum() for i, p in enumerate(pieces)).backward()
+        out.append(([p.tolist() for p in pieces], [p.grad_fn.name() for p in pieces], x.grad.tolist()))
+    assert out[0] == out[1]
+    for m in (torch, lg):
+        with pytest.raises(RuntimeError, match="number of sections must be larger than 0"):
+            m.tensor_split(m.arange(3.0), 0)

@@ -461,11 +461,36 @@ def chunk(input: Tensor, chunks: int, dim: int = 0):
     return split(input, step, d)
 
 
-def tensor_split(input: Tensor, sections: int, dim: int = 0):
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
+    """``sections`` pieces as even as possible, or the pieces between ``indices`` (sliced as Python
+    slices: clipped to the dim, empty where an index goes backwards), each a slice of the input."""
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    base, extra = divmod(size, sections)
-    return split(input, [base + 1] * extra + [base] * (sections - extra), d)
+    if isinstance(indices_or_sections, Tensor):
+        t = indices_or_sections
+        if t.dtype._kind != 1 or t._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor of dtype long, but got a tensor with {t._data.ndim} dims")
+        indices_or_sections = int(t._data) if t._data.ndim == 0 else [int(i) for i in t._data]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        base, extra = divmod(size, sections)
+        bounds, at = [], 0
+        for k in range(sections - 1):
+            at += base + (1 if k < extra else 0)
+            bounds.append(at)
+    else:
+        bounds = [int(i) for i in indices_or_sections]
+    starts = [0] + bounds
+    ends = bounds + [size]
+    key = [slice(None)] * input._data.ndim
+    pieces = []
+    for lo, hi in zip(starts, ends):
+        key[d] = slice(lo, hi)  # (Python's slice rules, as torch: negative indices count from the end)
+        pieces.append(input[tuple(key)])
+    return tuple(pieces)
 
 
 def _unbind_back(grads, dim, self_sym_sizes):
