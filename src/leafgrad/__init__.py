@@ -85,7 +85,8 @@ def broadcast_shapes(*shapes) -> Size:
 
 def broadcast_tensors(*tensors):
     shape = broadcast_shapes(*[t.shape for t in tensors])
-    return tuple(t.expand(shape) for t in tensors)
+    # a tensor that already has the broadcast shape is returned itself, as torch does (no ExpandBackward0)
+    return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 
 
 def get_num_threads() -> int:

@@ -60,3 +60,21 @@ def test_division_by_zero_matches_torch(torch):
     with np.errstate(all="raise"):  # a float divisor of zero gives nan silently, as torch
         got = (lg.tensor([1.0, -2.0]) % 0).numpy()
     np.testing.assert_array_equal(np.isnan(got), np.isnan((torch.tensor([1.0, -2.0]) % 0).numpy()))
+
+
+def test_number_remainder_tensor_records_torchs_not_implemented_node(torch):
+    for m in (torch, lg):
+        x = m.tensor([1.5, 2.5], requires_grad=True)
+        y = 2 % x
+        assert y.grad_fn.name() == "torch::autograd::NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::remainder is not implemented"):
+            y.sum().backward()
+    np.testing.assert_array_equal((7 % lg.tensor([3.0, -4.0])).numpy(), (7 % torch.tensor([3.0, -4.0])).numpy())
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_broadcast_shape_itself(torch):
+    for m in (torch, lg):
+        a = m.ones(2, 3, requires_grad=True) * 1
+        b = m.ones(3, requires_grad=True)
+        x, y = m.broadcast_tensors(a, b)
+        assert x is a and y.grad_fn.name() == "ExpandBackward0"

@@ -430,16 +430,22 @@ DIV_ROUNDED = defop("DivBackward2", _div_rounded_fwd,
                     saved=("rounding_mode",), n_in=2)
 
 
-def _no_derivative(name: str):
+def _no_derivative(name: str, hint: str):
     def formula(g):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented: {name}'s result is piecewise constant; "
-                           "use torch.div(a, b, rounding_mode='floor') for a zero gradient, or .detach() the result.")
+        raise RuntimeError(f"derivative for aten::{name} is not implemented (torch has none either): {hint}")
     return formula
+
+
+_FLOOR_DIVIDE_HINT = ("floor_divide's result is piecewise constant; use torch.div(a, b, rounding_mode='floor') for "
+                      "a zero gradient, or .detach() the result.")
+_RREMAINDER_HINT = ("number % tensor has no gradient for the tensor; write it as number - tensor * "
+                    "torch.div(number, tensor, rounding_mode='floor') to get one, or .detach() the result.")
 
 
 # torch records floor_divide with a node whose backward refuses (torch::autograd::NotImplemented)
 FLOOR_DIVIDE = defop("torch::autograd::NotImplemented", lambda xp, a, b: _div_rounded_fwd(xp, a, b, "floor"),
-                     (_no_derivative("floor_divide"), _no_derivative("floor_divide")), n_in=2)
+                     (_no_derivative("floor_divide", _FLOOR_DIVIDE_HINT), _no_derivative("floor_divide", _FLOOR_DIVIDE_HINT)),
+                     n_in=2)
 
 
 true_divide = divide = div
@@ -478,7 +484,14 @@ def _mod(op, op_number, input, other) -> Tensor:
         dt = D.result_type(input, other)
         number = np.asarray(other).astype(dt.np)  # (through astype: an int outside the dtype's range wraps, as torch)
         return apply(op_number, (input,), (number,), cast=None if dt is input.dtype else dt.np)
+    if input.__class__ in _PY_SCALAR_KIND and op is REMAINDER:  # number % tensor: torch has no derivative
+        return binary(REMAINDER_NUMBER_FIRST, input, other)
     return binary(op, input, other)
+
+
+REMAINDER_NUMBER_FIRST = defop("torch::autograd::NotImplemented", _mod_fwd("mod"),
+                               (_no_derivative("remainder", _RREMAINDER_HINT), _no_derivative("remainder", _RREMAINDER_HINT)),
+                               n_in=2)
 
 
 def remainder(input, other) -> Tensor:
