@@ -281,6 +281,15 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     return apply(op, (a, b), params, cast=dt.np)
 
 
+def apply_number_param(op, input: Tensor, number, extra: tuple = ()) -> Tensor:
+    """A tensor-and-number op whose number is a forward parameter (it gets no gradient): both
+    take torch's promoted dtype, and the number goes through astype, so an int outside the
+    dtype's range wraps as in torch (uint8: -1 is 255)."""
+    dt = D.result_type(input, number)
+    value = np.asarray(number).astype(dt.np)
+    return apply(op, (input,), (value,) + extra, cast=None if dt is input.dtype else dt.np)
+
+
 def _coerce(x) -> Tensor:
     if isinstance(x, np.ndarray):
         return _make(x)
@@ -383,9 +392,7 @@ def sub(input, other, *, alpha=1) -> Tensor:
 def rsub(input, other, *, alpha=1) -> Tensor:
     _check_bool_sub(input, other)
     if isinstance(input, Tensor) and other.__class__ in _PY_SCALAR_KIND:
-        dt = D.result_type(input, other)
-        value = np.asarray(other).astype(dt.np)  # wraps out-of-range ints as torch does
-        return apply(RSUB_SCALAR, (input,), (value, alpha), cast=None if dt is input.dtype else dt.np)
+        return apply_number_param(RSUB_SCALAR, input, other, (alpha,))
     return binary(RSUB, input, other, (alpha,))
 
 
@@ -481,9 +488,7 @@ FMOD = defop("FmodBackward1", _mod_fwd("fmod"),
 
 def _mod(op, op_number, input, other) -> Tensor:
     if input.__class__ in TENSOR_TYPES and other.__class__ in _PY_SCALAR_KIND:
-        dt = D.result_type(input, other)
-        number = np.asarray(other).astype(dt.np)  # (through astype: an int outside the dtype's range wraps, as torch)
-        return apply(op_number, (input,), (number,), cast=None if dt is input.dtype else dt.np)
+        return apply_number_param(op_number, input, other)
     if input.__class__ in _PY_SCALAR_KIND and op is REMAINDER:  # number % tensor: torch has no derivative
         return binary(REMAINDER_NUMBER_FIRST, input, other)
     return binary(op, input, other)
@@ -592,9 +597,7 @@ clip = clamp
 def _clamp_one_side(op_number, op_tensor, input: Tensor, bound) -> Tensor:
     if isinstance(bound, Tensor):
         return binary(op_tensor, input, bound)
-    dt = D.result_type(input, bound)  # (an integer tensor with a float bound becomes float, as torch)
-    number = np.asarray(bound).astype(dt.np)
-    return apply(op_number, (input,), (number,), cast=None if dt is input.dtype else dt.np)
+    return apply_number_param(op_number, input, bound)  # (an int tensor with a float bound: float, as torch)
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
