@@ -155,8 +155,6 @@ def check_cast(t: Tensor, result_dtype) -> None:
                            "Use the out-of-place form, or convert first (e.g. .float()).")
 
 
-_check_cast = check_cast
-
 
 # ----------------------------------------------------------------------------- the one in-place path
 def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: str = "",
@@ -195,7 +193,7 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
         other = others[0]._data
         if other.dtype != data.dtype:
-            _check_cast(self, np.result_type(data, other))
+            check_cast(self, np.result_type(data, other))
         direct(xp, data, other, params)
     else:
         if len(others) == 1:  # (the common case, spelled out: no comprehension)
@@ -204,7 +202,7 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
             arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
         out = op.forward(xp, *arrays, *params)
         if out.dtype != data.dtype:
-            _check_cast(self, out.dtype)
+            check_cast(self, out.dtype)
         data[...] = out
     vc = self._vc
     if vc is None:

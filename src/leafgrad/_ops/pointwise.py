@@ -418,11 +418,16 @@ def div(input, other, *, rounding_mode=None) -> Tensor:
     return binary(DIV_ROUNDED, input, other, (rounding_mode,))
 
 
+def _check_int_divisor(xp, a, b, what: str) -> None:
+    """torch raises for an integer divisor of zero (NumPy would give 0 and a warning)."""
+    if a.dtype.kind in "iub" and not xp.all(b):
+        raise RuntimeError(f"ZeroDivisionError: integer {what} by zero (the divisor holds a 0)")
+
+
 def _div_rounded_fwd(xp, a, b, rounding_mode):
     """Rounded division in the operands' (promoted) dtype: integers stay integers, as torch."""
     if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
-        if not xp.all(b):
-            raise RuntimeError("ZeroDivisionError: integer division by zero (the divisor holds a 0)")
+        _check_int_divisor(xp, a, b, "division")
         q = xp.floor_divide(a, b)
         if rounding_mode == "trunc":  # floor rounds down; toward zero differs where the exact quotient is negative
             q = q + ((q < 0) & (q * b != a))
@@ -467,8 +472,7 @@ def _mod_fwd(ufunc_name: str):
 
     An integer divisor of zero raises, as torch does; a float one gives nan without a warning."""
     def fwd(xp, a, b):
-        if a.dtype.kind in "iub" and not xp.all(b):
-            raise RuntimeError("ZeroDivisionError: integer remainder by zero (the divisor holds a 0)")
+        _check_int_divisor(xp, a, b, "remainder")
         with np.errstate(divide="ignore", invalid="ignore"):
             return getattr(xp, ufunc_name)(a, b)
     return fwd
