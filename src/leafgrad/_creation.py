@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
-from ._backend import backend_for_device
+from ._backend import backend_for_array, backend_for_device
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -157,7 +157,12 @@ def _scalar_value(x):
 
 
 def ones_like_array(arr):
-    return np.ones_like(arr)
+    """The implicit gradient of ``backward()``. Nearly always a 0-d loss: ``asarray(1)`` makes
+    that in a third of the time of ``ones_like`` (a Python-level NumPy function)."""
+    xp = backend_for_array(arr).xp
+    if arr.ndim == 0:
+        return xp.asarray(1, dtype=arr.dtype)
+    return xp.ones_like(arr)
 
 
 # ----------------------------------------------------------------------------- constructors

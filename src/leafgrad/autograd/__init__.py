@@ -13,11 +13,24 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
            "Node", "graph", "functional"]
 
 
+# The engine and the Tensor class, bound on the first backward: both import this package, so
+# they cannot be imported at its top, and an import statement inside a function costs a
+# trip through importlib's Python code on every call.
+_LATE: list = []
+
+
+def _late() -> list:
+    if not _LATE:
+        from .._tensor import Tensor
+        from .engine import run_backward
+        _LATE.extend((Tensor, run_backward))
+    return _LATE
+
+
 def _as_tuple(x):
     if x is None:
         return None
-    from .._tensor import Tensor
-    if isinstance(x, Tensor):
+    if isinstance(x, (_LATE or _late())[0]):
         return (x,)
     return tuple(x)
 
@@ -25,8 +38,11 @@ def _as_tuple(x):
 def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
              grad_variables=None, inputs=None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
-    from .engine import run_backward
-    tensors = _as_tuple(tensors)
+    tensor_cls, run_backward = _LATE or _late()
+    if isinstance(tensors, tensor_cls):  # (the usual loss.backward(): no tuple to build or check)
+        tensors = (tensors,)
+    else:
+        tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if grads is None:
         grads = (None,) * len(tensors)
@@ -48,7 +64,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
          only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
          materialize_grads: bool = False):
     """Return d(outputs)/d(inputs) without touching any ``.grad``."""
-    from .engine import run_backward
+    run_backward = (_LATE or _late())[1]
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs)

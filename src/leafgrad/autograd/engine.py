@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import sys
 
+from .._backend import backend_for_array
 from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd, user_site
 from .grad_mode import STATE
@@ -159,6 +160,9 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     STATE.grad = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
     anomaly = STATE.anomaly
+    # one flag for what an ordinary backward never needs (captured inputs, a pruned graph,
+    # anomaly mode): the common loop tests it once per node instead of three conditions
+    special = bool(capture_index) or needed is not None or anomaly
     # ``only`` holds the next node to run when it is the one node ready (a chain, the common
     # case): the heap would hand it back at once, so it skips the push and pop. As soon as a
     # second node is ready, both go on the heap in the order they became ready.
@@ -184,17 +188,21 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 continue
             if fn._extra is not None:
                 grads = _call_pre_hooks(fn, grads)
-            if capture_index and fn in capture_index:
-                _capture(fn, grads, capture_index, captured, inputs, accumulate)
-            if needed is not None and fn not in needed:
-                continue
-            if anomaly:  # names the forward line of a failing node; stops at the first NaN
-                from .anomaly import apply_traced
-                outputs = apply_traced(fn, grads)
+            if special:
+                if capture_index and fn in capture_index:
+                    _capture(fn, grads, capture_index, captured, inputs, accumulate)
+                if needed is not None and fn not in needed:
+                    continue
+                if anomaly:  # names the forward line of a failing node; stops at the first NaN
+                    from .anomaly import apply_traced
+                    outputs = apply_traced(fn, grads)
+                else:
+                    outputs = fn.apply(grads)
             else:
                 outputs = fn.apply(grads)
-            if fn._extra is not None:
-                post = fn._extra.get("post")
+            extra = fn._extra  # (read again: a hook may have registered another while running)
+            if extra is not None:
+                post = extra.get("post")
                 if post:
                     outputs = _call_post_hooks(post, outputs, grads)
             if freed_site is not None:
@@ -202,12 +210,15 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
             edges = fn.next_functions
             if len(outputs) != len(edges):  # a node or hook returned too few: pad with None
                 outputs = list(outputs) + [None] * (len(edges) - len(outputs))
-            for i, (nxt, nr) in enumerate(edges):  # (indexing beats zipping three sequences)
+            in_meta = fn._in_meta
+            i = -1
+            for nxt, nr in edges:
+                i += 1  # (a counter beats enumerate's tuple per edge)
                 if nxt is None or (needed is not None and nxt not in needed):
                     continue
                 g = outputs[i]
                 if g is not None:
-                    meta = fn._in_meta[i]
+                    meta = in_meta[i]
                     d = g._data
                     if d.shape != meta[0]:
                         g = _reduce_to(g, meta[0], fn, i)
@@ -296,7 +307,16 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             f"Function {fn.name()} returned an invalid gradient at index {i} - got {list(gs)} but expected "
             f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
             "with the shape of the corresponding input.", node=fn, index=i)
-    if lead:
+    if not STATE.grad:  # a plain backward records nothing: the sums on the arrays themselves
+        d = g._data
+        if lead:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
+            d = d.sum(axis=_LEADING[lead] if lead < 8 else tuple(range(lead)))
+        if ones:
+            d = d.sum(axis=tuple(ones), keepdims=True)
+        if d.__class__ is not g._data.__class__:  # (NumPy gives a scalar for a sum over every dim)
+            d = backend_for_array(g._data).xp.asarray(d)
+        return Tensor._make(d)
+    if lead:  # create_graph: recorded, so the reduction has its own backward
         g = sum_dims(g, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # no keepdim: fresh array, no view
     if ones:
         g = sum_dims(g, tuple(ones), True)
