@@ -732,13 +732,17 @@ BCE_LOGITS.node_cls._saved_names = ("self", "target", "weight", "pos_weight", "r
 
 # -- negative log likelihood: input (N, C, d1, ...) or (C,), target class indices
 # nn/functional.py has checked the targets: each one is ignore_index or a class in [0, C).
-def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype):
+def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype, nothing_ignored):
     """(valid targets, weights, keep): ignored targets set to class 0, weight 0 there.
 
     When no target is ignored (the usual case, told by one reduction: every target is a
     class or ignore_index) it is the target itself, keep is None, and the weights are
-    None when unweighted (all ones: no arrays of ones, no masks)."""
+    None when unweighted (all ones: no arrays of ones, no masks). ``nothing_ignored``:
+    the caller has already told this (nn.functional checks every target is a class), so
+    neither the forward nor the backward reduces the targets again."""
     t = target._data
+    if nothing_ignored:
+        return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
     if t.size:
         if ignore_index < 0:
             nothing_ignored = t.min() >= 0
@@ -755,9 +759,9 @@ def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype):
     return tc, (weight._data[tc] * keep).astype(x_dtype, copy=False), keep
 
 
-def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
+def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
     x2 = x[None] if x.ndim == 1 else x
-    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, x2.shape[1], x.dtype)
+    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, x2.shape[1], x.dtype, nothing_ignored)
     tc2 = tc[None] if x.ndim == 1 else tc
     if x2.ndim == 2:  # (N, C): one class per row, picked by plain indexing (take_along_axis is slow Python)
         picked = x2[xp.arange(x2.shape[0]), tc2]
@@ -780,10 +784,10 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index):
     return (loss.sum() / w.sum()).astype(x.dtype, copy=False)  # 0/0 = nan, as torch
 
 
-def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index):
+def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index, nothing_ignored):
     dtype = g.dtype
     one = len(input_shape) == 1
-    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, input_shape[0 if one else 1], dtype)
+    tc, w, keep = _nll_pick(xp, target, weight, ignore_index, input_shape[0 if one else 1], dtype, nothing_ignored)
     if w is None:  # every weight 1, nothing ignored
         coef = -g if reduction != "mean" else g / -tc.size  # (g / -n is -(g / n) exactly)
     else:
@@ -811,26 +815,32 @@ def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index):
     return out
 
 
-def _nll_grad(g, self_sym_sizes, target, weight, reduction, ignore_index, op_back):
-    return apply(op_back, (g,), (tuple(self_sym_sizes), target, weight, reduction, ignore_index))
+def _nll_grad(g, self_sym_sizes, target, weight, reduction, ignore_index, nothing_ignored, op_back):
+    return apply(op_back, (g,), (tuple(self_sym_sizes), target, weight, reduction, ignore_index, nothing_ignored))
 
 
-_NLL_SAVED = ("self_sym_sizes", "target", "weight", "reduction", "ignore_index")
+# (``nothing_ignored`` is saved last and left out of ``_saved_names``: torch's nodes show the first five)
+_NLL_SAVED = ("self_sym_sizes", "target", "weight", "reduction", "ignore_index", "nothing_ignored")
+_NLL_BACK_SAVED = ("target", "weight", "reduction", "ignore_index", "nothing_ignored")
 NLL_LOSS = defop("NllLossBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS_BACK), saved=_NLL_SAVED)
 NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS2D_BACK), saved=_NLL_SAVED)
 # the backward is linear in g; its adjoint is the loss itself
 NLL_LOSS_BACK = defop("NllLossBackwardBackward0", _nll_back_fwd,
-                      lambda gg, target, weight, reduction, ignore_index: apply(
-                          NLL_LOSS, (gg,), (target, weight, reduction, ignore_index)),
-                      saved=("target", "weight", "reduction", "ignore_index"))
+                      lambda gg, *s: apply(NLL_LOSS, (gg,), s), saved=_NLL_BACK_SAVED)
 NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd,
-                        lambda gg, target, weight, reduction, ignore_index: apply(
-                            NLL_LOSS2D, (gg,), (target, weight, reduction, ignore_index)),
-                        saved=("target", "weight", "reduction", "ignore_index"))
+                        lambda gg, *s: apply(NLL_LOSS2D, (gg,), s), saved=_NLL_BACK_SAVED)
+for _op in (NLL_LOSS, NLL_LOSS2D):
+    _op.node_cls._saved_names = _NLL_SAVED[:-1]
+for _op in (NLL_LOSS_BACK, NLL_LOSS2D_BACK):
+    _op.node_cls._saved_names = _NLL_BACK_SAVED[:-1]
 
 
-def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, two_d: bool) -> Tensor:
-    return apply(NLL_LOSS2D if two_d else NLL_LOSS, (input,), (target, weight, reduction, ignore_index))
+def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, two_d: bool,
+             nothing_ignored: bool = False) -> Tensor:
+    """``nothing_ignored``: the caller has checked that every target is a class and none is
+    ``ignore_index`` (False: the op finds out itself)."""
+    return apply(NLL_LOSS2D if two_d else NLL_LOSS, (input,), (target, weight, reduction, ignore_index,
+                                                               nothing_ignored))
 
 
 # -- scalar arithmetic recorded under the names torch's C++ composites produce

@@ -248,20 +248,22 @@ def _row_max(xp, a, dim):
     row (about 50 ns a row): for a batch of few classes, (N, C) with C <= 16, the transposed
     copy reduced over its first axis is 2-10x faster, and a maximum is the same in any order."""
     if a.ndim == 2 and dim == 1 and a.shape[1] <= 16 and a.shape[0] >= 32:
-        return xp.ascontiguousarray(a.T).max(axis=0)[:, None]
-    return a.max(axis=dim, keepdims=True)
+        return xp.maximum.reduce(xp.ascontiguousarray(a.T), 0)[:, None]
+    return xp.maximum.reduce(a, dim, None, None, True)  # (a.max without NumPy's Python wrapper)
 
 
 # (The in-place steps below write only into fresh temporaries of the result's dtype.)
+# (``xp.add.reduce(a, dim, None, None, True)`` is ``a.sum(dim, keepdims=True)`` without NumPy's
+# Python-level wrapper around it: these run on every forward and backward of a classifier)
 def _softmax_fwd(xp, a, dim):
     e = xp.exp(a - _row_max(xp, a, dim))
-    e /= e.sum(axis=dim, keepdims=True)
+    e /= xp.add.reduce(e, dim, None, None, True)
     return e
 
 
 def _log_softmax_fwd(xp, a, dim):
     s = a - _row_max(xp, a, dim)
-    lse = xp.log(xp.exp(s).sum(axis=dim, keepdims=True))
+    lse = xp.log(xp.add.reduce(xp.exp(s), dim, None, None, True))
     if s.dtype != lse.dtype:  # (an integer input: the result is floating)
         return s - lse
     s -= lse
@@ -270,7 +272,7 @@ def _log_softmax_fwd(xp, a, dim):
 
 def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
     e = xp.exp(r)
-    gs = g.sum(axis=dim, keepdims=True)
+    gs = xp.add.reduce(g, dim, None, None, True)
     if e.dtype != g.dtype or e.shape != g.shape or not e.ndim:
         return g - e * gs
     e *= gs

@@ -309,12 +309,13 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             "with the shape of the corresponding input.", node=fn, index=i)
     if not STATE.grad:  # a plain backward records nothing: the sums on the arrays themselves
         d = g._data
+        xp = backend_for_array(d).xp
         if lead:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
-            d = d.sum(axis=_LEADING[lead] if lead < 8 else tuple(range(lead)))
+            d = xp.add.reduce(d, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # (d.sum, minus a wrapper)
         if ones:
-            d = d.sum(axis=tuple(ones), keepdims=True)
+            d = xp.add.reduce(d, tuple(ones), None, None, True)
         if d.__class__ is not g._data.__class__:  # (NumPy gives a scalar for a sum over every dim)
-            d = backend_for_array(g._data).xp.asarray(d)
+            d = xp.asarray(d)
         return Tensor._make(d)
     if lead:  # create_graph: recorded, so the reduction has its own backward
         g = sum_dims(g, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # no keepdim: fresh array, no view

@@ -633,21 +633,21 @@ def _nll_loss(input: Tensor, target: Tensor, weight, ignore_index: int, reductio
     if weight is not None and weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
     target = _make(target._data.astype(np.int64, copy=False))
-    if (nd <= 2 and classes_only and weight is None and not 0 <= ignore_index < c
-            and (log_probs or reduction == "none")):
+    nothing_ignored = classes_only and not 0 <= ignore_index < c
+    if nd <= 2 and nothing_ignored and weight is None and (log_probs or reduction == "none"):
         # nothing ignored and no weights: the op only negates, sums and divides by N > 0, and
         # a sum without +inf cannot hit inf - inf, so no NumPy warning can arise (no errstate)
-        return O.nll_loss(input, target, None, reduction, ignore_index, False)
+        return O.nll_loss(input, target, None, reduction, ignore_index, False, True)
     with np.errstate(invalid="ignore", divide="ignore"):
         if nd <= 2:
-            return O.nll_loss(input, target, weight, reduction, ignore_index, False)
+            return O.nll_loss(input, target, weight, reduction, ignore_index, False, nothing_ignored)
         if nd == 4:
-            return O.nll_loss(input, target, weight, reduction, ignore_index, True)
+            return O.nll_loss(input, target, weight, reduction, ignore_index, True, nothing_ignored)
         # torch's nll_loss_nd: other ranks go through the 2-d loss on an (N, C, 1, L) view
         n, c = input._data.shape[:2]
         x = input.contiguous().view(n, c, 1, -1)
         t = _make(np.ascontiguousarray(target._data).reshape(n, 1, -1))
-        out = O.nll_loss(x, t, weight, reduction, ignore_index, True)
+        out = O.nll_loss(x, t, weight, reduction, ignore_index, True, nothing_ignored)
         if reduction == "none":
             out = out.view((n,) + input._data.shape[2:])
         return out
