@@ -563,8 +563,8 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
     elif st.grad:
         if a._meta is not None and a._meta.cut is not None:
             _propagate_cut((res,), (a,))
-    elif not st.in_backward:
-        _nograd_op(op.name, (res,), (a,))
+    elif not st.in_backward and (a._requires_grad or a._meta is not None or st.inference):
+        _nograd_op(op.name, (res,), (a,))  # (only then has provenance anything to note)
     return res
 
 
@@ -611,8 +611,9 @@ def apply_binary(op: OpDef, a: Tensor, b: Tensor, params: tuple = ()):
     elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
         if (a._meta is not None and a._meta.cut is not None) or (b._meta is not None and b._meta.cut is not None):
             _propagate_cut((res,), (a, b))
-    elif not _STATE.in_backward:
-        _nograd_op(op.name, (res,), (a, b))
+    elif not _STATE.in_backward and (a._requires_grad or b._requires_grad or a._meta is not None
+                                     or b._meta is not None or _STATE.inference):
+        _nograd_op(op.name, (res,), (a, b))  # (only then has provenance anything to note)
     return res
 
 
@@ -674,6 +675,6 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
         if a._meta is not None and a._meta.cut is not None:
             _propagate_cut((res,), (a,))
-    elif not _STATE.in_backward:
-        _nograd_op(op.name, (res,), (a,))
+    elif not _STATE.in_backward and (a._requires_grad or a._meta is not None or _STATE.inference):
+        _nograd_op(op.name, (res,), (a,))  # (only then has provenance anything to note)
     return res
