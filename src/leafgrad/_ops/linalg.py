@@ -6,19 +6,20 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .registry import apply, defop
+from .registry import apply, apply_binary, defop
 
 # The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
 # call each with the transpose folded in, and no transposed view to build per backward.
 MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T),
-              (lambda g, self, other: apply(MM, (g, other)),
-               lambda g, self, other: apply(MM_TN, (g, self))),
+              (lambda g, self, other: apply_binary(MM, g, other),
+               lambda g, self, other: apply_binary(MM_TN, g, self)),
               saved=("self", "input1"), n_in=2)
 MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b),
-              (lambda g, self, other: apply(MM_NT, (other, g)), lambda g, self, other: apply(MM, (self, g))),
+              (lambda g, self, other: apply_binary(MM_NT, other, g),
+               lambda g, self, other: apply_binary(MM, self, g)),
               saved=("self", "input1"), n_in=2)
 MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
-           (lambda g, self, mat2: apply(MM_NT, (g, mat2)), lambda g, self, mat2: apply(MM_TN, (self, g))),
+           (lambda g, self, mat2: apply_binary(MM_NT, g, mat2), lambda g, self, mat2: apply_binary(MM_TN, self, g)),
            saved=("self", "input1"), n_in=2)
 MM.node_cls._saved_names = ("self", "mat2")
 BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
@@ -44,8 +45,8 @@ def _addmm_fwd(xp, bias, a, b, beta, alpha):
 
 ADDMM = defop("AddmmBackward0", _addmm_fwd,
               (lambda g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
-               lambda g, mat1, mat2, beta, alpha: _scaled(apply(MM_NT, (g, mat2)), alpha),
-               lambda g, mat1, mat2, beta, alpha: _scaled(apply(MM_TN, (mat1, g)), alpha)),
+               lambda g, mat1, mat2, beta, alpha: _scaled(apply_binary(MM_NT, g, mat2), alpha),
+               lambda g, mat1, mat2, beta, alpha: _scaled(apply_binary(MM_TN, mat1, g), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
 
@@ -144,8 +145,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         from .shape import SQUEEZE_MATMUL
         return apply(SQUEEZE_MATMUL, (mm(input.unsqueeze(0), other),), ((0,),))
     if da == 2 and db == 2:  # mm, whose rank and dtype checks were just made
-        _check_mm_shapes(input, other)
-        return apply(MM, (input, other))
+        if input._data.shape[1] != other._data.shape[0]:
+            _check_mm_shapes(input, other)  # (raises)
+        return apply_binary(MM, input, other)
     if da >= 3 and db <= 2:
         # fold the batch into the rows: one BLAS call
         lead = input._data.shape[:-1]
