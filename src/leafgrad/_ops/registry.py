@@ -80,6 +80,21 @@ class OpNode(Node, metaclass=_OpNodeType):
                 return [f(g, v.unpack(self) if v.__class__ is SavedTensor else v)]
             return [_call(f, g, _saved_values(self))]
         vals = _saved_values(self)
+        if len(formulas) == 2:  # two inputs (add, mul, mm, tensor-by-number ops): no loop, no list to grow
+            f0, f1 = formulas
+            r0 = r1 = None
+            if len(vals) == 2:
+                v0, v1 = vals
+                if f0 is not None and edges[0][0] is not None:
+                    r0 = f0(g, v0, v1)
+                if f1 is not None and edges[1][0] is not None:
+                    r1 = f1(g, v0, v1)
+            else:
+                if f0 is not None and edges[0][0] is not None:
+                    r0 = _call(f0, g, vals)
+                if f1 is not None and edges[1][0] is not None:
+                    r1 = _call(f1, g, vals)
+            return [r0, r1]
         if self._variadic:
             f = formulas[0]
             return [None if nxt is None else f(g, i, *vals) for i, (nxt, _) in enumerate(edges)]
