@@ -47,14 +47,38 @@ class device:
 class Backend:
     """An array module (``xp``) plus the array type it produces and the device it serves."""
 
-    __slots__ = ("name", "xp", "array_type", "device", "consts")
+    __slots__ = ("name", "xp", "array_type", "device", "consts", "special_module", "_special")
 
-    def __init__(self, name: str, xp, array_type: type, dev: device) -> None:
+    def __init__(self, name: str, xp, array_type: type, dev: device, special_module: str | None = None) -> None:
         self.name = name
         self.xp = xp
         self.array_type = array_type
         self.device = dev
         self.consts: dict = {}  # dtype -> {Python number: read-only 0-d array}, see const()
+        self.special_module = special_module  # where optional one-pass kernels live (see special())
+        self._special: dict = {}
+
+    def special(self, name: str):
+        """An optional special-function kernel (``expit``, ``erf``) for this backend's arrays, or None.
+
+        For NumPy these are SciPy's (``scipy.special``): one pass over the array, and more
+        accurate than a composition of NumPy ufuncs. SciPy is optional, and importing it
+        costs more than importing leafgrad, so it is looked up on first use; a CuPy backend
+        names ``cupyx.scipy.special``. Ops keep a pure-``xp`` fallback for None.
+        """
+        try:
+            return self._special[name]
+        except KeyError:
+            pass
+        kernel = None
+        if self.special_module is not None:
+            try:
+                import importlib
+                kernel = getattr(importlib.import_module(self.special_module), name, None)
+            except ImportError:
+                kernel = None
+        self._special[name] = kernel
+        return kernel
 
     def const(self, value, dtype):
         """A Python number as a read-only 0-d array of ``dtype``, made once per value.
@@ -86,7 +110,7 @@ class Backend:
         return arr
 
 
-CPU = Backend("numpy", np, np.ndarray, device("cpu"))
+CPU = Backend("numpy", np, np.ndarray, device("cpu"), special_module="scipy.special")
 _BY_ARRAY_TYPE: dict[type, Backend] = {np.ndarray: CPU}
 _BY_DEVICE: dict[str, Backend] = {"cpu": CPU}
 

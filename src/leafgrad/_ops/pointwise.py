@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 
@@ -144,34 +145,23 @@ ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda g, self: g / (1
 CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda g: g.conj())
 
 
-_EXPIT = [None]  # scipy.special.expit, looked up at the first sigmoid; False where SciPy is missing
-
-
 def _sigmoid(xp, a):
-    # SciPy's expit is one pass over the array, within 3 ulp of torch's float32 sigmoid (the
-    # formula below: four passes, within 10 ulp); it is looked up on first use, as erf's is,
-    # so that ``import leafgrad`` never pays for importing SciPy.
-    if xp is np and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
-        expit = _EXPIT[0]
-        if expit is None:
-            try:
-                from scipy.special import expit
-            except ImportError:
-                expit = False
-            _EXPIT[0] = expit
-        if expit is not False:
+    # SciPy's expit (the backend's optional kernel) is one pass over the array, within 3 ulp of
+    # torch's float32 sigmoid; the formula below, used without it, is four passes, within 10 ulp.
+    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+        expit = _BY_ARRAY_TYPE[a.__class__].special("expit")
+        if expit is not None:
             return expit(a)
     # 1 / (1 + exp(-a)) = exp(-log(1 + exp(-a))): logaddexp never overflows, tails keep full precision
     return xp.exp(-xp.logaddexp(0, -a))
 
 
 def _erf(xp, a):
-    try:
-        from scipy.special import erf  # exact where SciPy is installed
+    erf = _BY_ARRAY_TYPE[a.__class__].special("erf")  # exact where SciPy is installed
+    if erf is not None:
         return erf(a).astype(a.dtype, copy=False)
-    except ImportError:
-        import math
-        return np.vectorize(math.erf, otypes=[a.dtype])(a)
+    import math
+    return np.vectorize(math.erf, otypes=[a.dtype])(a)
 
 
 def _clamp_fwd(xp, a, min, max):
