@@ -259,8 +259,16 @@ _BACKWARDS: deque = deque(maxlen=512)
 
 
 def backward_site():
-    """The user's line of a backward() that frees its graph; remembers the sequence number reached."""
-    s = _walk(_getframe(1))  # (site(2), through the cached walk)
+    """The user's line of a backward() that frees its graph; remembers the sequence number reached.
+
+    Called only by ``engine.run_backward``, which only ``autograd.backward`` and ``autograd.grad``
+    call: the walk starts at their caller (three frames up), since every frame it steps
+    through must first be made into a frame object."""
+    try:
+        f = _getframe(3)
+    except ValueError:  # (run_backward called from the top level of a script)
+        f = _getframe(1)
+    s = _walk(f)
     _BACKWARDS.append((next_sequence_nr(), s))
     return s
 

@@ -442,8 +442,10 @@ def _exclusive(g: Tensor) -> bool:
     the gradient is copied, as torch does when a gradient is still referenced elsewhere.
     """
     arr = g._data
-    return (_getrefcount(g) <= 4 and arr.base is None and _getrefcount(arr) <= 3
-            and arr.flags.writeable and arr.flags.c_contiguous)
+    if _getrefcount(g) > 4 or arr.base is not None or _getrefcount(arr) > 3:
+        return False
+    flags = arr.flags  # (each read of .flags makes a new flags object)
+    return flags.writeable and flags.c_contiguous
 
 
 _LATE["accumulate"] = accumulate_into_leaf
