@@ -286,20 +286,11 @@ def _dtype_of(np_dtype):
 def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
     """Sum a broadcast gradient back to the input's shape: the one place this happens."""
     gs = g._data.shape
-    lead = len(gs) - len(shape)
-    ones = []  # the input's size-1 dims that the gradient has broadcast (a loop: this runs per bias per step)
-    compatible = lead >= 0
-    if compatible:
-        k = 0
-        for s in shape:
-            n = gs[lead + k]
-            if s != n:
-                if s != 1:
-                    compatible = False
-                    break
-                ones.append(k)
-            k += 1
-    if not compatible:
+    key = (gs, shape)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan_reduction(gs, shape)
+    if plan is _INCOMPATIBLE:
         if g._data.size == _numel(shape):
             return g.reshape(shape)
         raise_autograd(
@@ -307,24 +298,47 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             f"Function {fn.name()} returned an invalid gradient at index {i} - got {list(gs)} but expected "
             f"shape compatible with {list(shape)}. A backward formula (or a hook) must return a gradient "
             "with the shape of the corresponding input.", node=fn, index=i)
+    lead, ones = plan
     if not STATE.grad:  # a plain backward records nothing: the sums on the arrays themselves
         d = g._data
-        xp = backend_for_array(d).xp
-        if lead:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
-            d = xp.add.reduce(d, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # (d.sum, minus a wrapper)
-        if ones:
-            d = xp.add.reduce(d, tuple(ones), None, None, True)
+        if lead is not None:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
+            d = d.sum(axis=lead)
+        if ones is not None:
+            d = d.sum(axis=ones, keepdims=True)
         if d.__class__ is not g._data.__class__:  # (NumPy gives a scalar for a sum over every dim)
-            d = xp.asarray(d)
+            d = backend_for_array(g._data).xp.asarray(d)
         return Tensor._make(d)
-    if lead:  # create_graph: recorded, so the reduction has its own backward
-        g = sum_dims(g, _LEADING[lead] if lead < 8 else tuple(range(lead)))  # no keepdim: fresh array, no view
-    if ones:
-        g = sum_dims(g, tuple(ones), True)
+    if lead is not None:  # create_graph: recorded, so the reduction has its own backward
+        g = sum_dims(g, lead if lead.__class__ is tuple else (lead,))  # no keepdim: fresh array, no view
+    if ones is not None:
+        g = sum_dims(g, ones, True)
     return g
 
 
-_LEADING = [tuple(range(n)) for n in range(8)]
+# (gradient shape, input shape) -> (leading axes to sum away, size-1 axes to sum keeping them),
+# each None when there are none; a bias sees the same pair every step, so it is worked out once.
+_PLANS: dict = {}
+_INCOMPATIBLE = ("incompatible",)
+
+
+def _plan_reduction(gs: tuple, shape: tuple):
+    lead = len(gs) - len(shape)
+    plan = _INCOMPATIBLE
+    if lead >= 0:
+        ones = []  # the input's size-1 dims that the gradient has broadcast
+        for k, s in enumerate(shape):
+            if s != gs[lead + k]:
+                if s != 1:
+                    break
+                ones.append(k)
+        else:
+            # one leading axis as an int: NumPy reduces over an int axis faster than over a tuple
+            plan = (None if lead == 0 else 0 if lead == 1 else tuple(range(lead)),
+                    tuple(ones) if ones else None)
+    if len(_PLANS) >= 4096:  # (a program cycling through many shapes: start over)
+        _PLANS.clear()
+    _PLANS[(gs, shape)] = plan
+    return plan
 
 
 def _numel(shape) -> int:
