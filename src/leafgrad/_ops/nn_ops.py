@@ -24,7 +24,7 @@ from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import _erf, _sigmoid, where
-from .registry import apply, defop
+from .registry import apply, apply_unary, defop
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -816,7 +816,7 @@ def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index, n
 
 
 def _nll_grad(g, self_sym_sizes, target, weight, reduction, ignore_index, nothing_ignored, op_back):
-    return apply(op_back, (g,), (tuple(self_sym_sizes), target, weight, reduction, ignore_index, nothing_ignored))
+    return apply_unary(op_back, g, (tuple(self_sym_sizes), target, weight, reduction, ignore_index, nothing_ignored))
 
 
 # (``nothing_ignored`` is saved last and left out of ``_saved_names``: torch's nodes show the first five)

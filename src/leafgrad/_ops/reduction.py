@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, apply_unary, defop
+from .registry import apply, apply_binary, apply_unary, defop
 
 _make = Tensor._make
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -290,7 +290,7 @@ LOG_SOFTMAX_BACKWARD = defop(
     saved=("input0", "input1", "dim"), n_in=2)
 LOG_SOFTMAX_BACKWARD.node_cls._saved_names = ("grad_output", "output", "dim")
 LOG_SOFTMAX = defop("LogSoftmaxBackward0", _log_softmax_fwd,
-                    lambda g, result, dim: apply(LOG_SOFTMAX_BACKWARD, (g, result), (dim,)), saved=("result", "dim"))
+                    lambda g, result, dim: apply_binary(LOG_SOFTMAX_BACKWARD, g, result, (dim,)), saved=("result", "dim"))
 
 
 # ----------------------------------------------------------------------------- public functions
