@@ -180,7 +180,7 @@ class OpDef:
     """Everything known about one op, computed at registration."""
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
-                 "needed_by", "spec", "formulas", "saves_params", "saves_result", "scalar_saves_other",
+                 "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
                  "plain1", "plain2")
 
     def __repr__(self) -> str:
@@ -251,7 +251,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
-    op.saves_params = op.saves_result = op.scalar_saves_other = False  # (common cases needing no loop: set with op.saved)
+    # (common cases needing no loop per recorded node: set with op.saved)
+    op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = False
     return op
 
 
@@ -270,6 +271,7 @@ def _resolve_saved(op: OpDef) -> tuple:
     op.saves_params = len(op.params) > 0 and op.spec == tuple((3, k) for k in range(len(op.params)))  # add's alpha
     # exp, tanh, relu, ... (the result alone), softmax, log_softmax (the result, then every parameter)
     op.saves_result = op.n_out == 1 and op.saved == ((1, 0, None),) + tuple((3, k, None) for k in range(len(op.params)))
+    op.saves_self = op.n_in == 1 and op.saved == ((0, 0, None),)  # log, abs, ...: the input alone
     op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
     return op.saved
 
@@ -573,6 +575,8 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
             res._grad_fn = node
             if op.saves_result and params.__class__ is tuple:
                 node._saved = (SavedTensor(res, True, node._site),) + params
+            elif op.saves_self:  # (log, abs, ...: the input alone; never the result itself here)
+                node._saved = (SavedTensor(a, False, node._site),)
             else:
                 _finish_saves(op, node, (a,), (res,), params)
     elif st.grad:
@@ -685,6 +689,8 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
             res._grad_fn = node
             if op.scalar_saves_other:
                 node._saved = (None, scalar)
+            elif op.saves_params and params.__class__ is tuple:  # (add's and sub's alpha)
+                node._saved = params
             else:
                 _finish_saves(op, node, (a, scalar), (res,), params)
     elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
