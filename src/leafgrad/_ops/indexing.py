@@ -163,12 +163,22 @@ def _gather_index(xp, idx, dim):
 
 
 def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
+    if not shape:  # (a 0-d input: its one element is position 0 of dim 0, as in torch)
+        z = xp.zeros(1, dtype=src.dtype)
+        xp.add.at(z, index._data, src)
+        return z.reshape(())
     z = xp.zeros(shape, dtype=src.dtype)
     xp.add.at(z, _gather_index(xp, index._data, dim), src)
     return z
 
 
-GATHER = defop("GatherBackward0", lambda xp, a, dim, index: a[_gather_index(xp, index._data, dim)],
+def _gather_fwd(xp, a, dim, index):
+    if a.ndim == 0:  # (torch reads a 0-d tensor as one of size 1 along dim 0)
+        return a.reshape(1)[index._data]
+    return a[_gather_index(xp, index._data, dim)]
+
+
+GATHER = defop("GatherBackward0", _gather_fwd,
                lambda g, self_sym_sizes, dim, index: scatter_into_zeros(self_sym_sizes, dim, index, g),
                saved=("self_sym_sizes", "dim", "index"))
 SCATTER_ADD_ZEROS = defop("ScatterAddBackward0", _scatter_add_zeros_fwd,
@@ -185,6 +195,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
         raise RuntimeError("gather(): Expected dtype int64 for index")
     if index._data.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    idx = index._data
+    if idx.size:
+        size = input._data.shape[d] if input._data.ndim else 1
+        lo, hi = idx.min(), idx.max()  # (torch takes no negative index here: NumPy would wrap it)
+        if lo < 0 or hi >= size:
+            bad = int(lo if lo < 0 else hi)
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}: gather's index "
+                               f"must hold positions 0 to {size - 1} along dim {d}.")
     return apply(GATHER, (input,), (d, index))
 
 

@@ -128,7 +128,14 @@ def _relu_fwd(xp, a):
 
 RELU = defop("ReluBackward0", _relu_fwd,
              lambda g, result: apply_binary(THRESHOLD_BACKWARD, g, result), saved=("result",))
-ABS = defop("AbsBackward0", lambda xp, a: xp.abs(a), lambda g, self: g * self.sign(), saved=("self",))
+def _abs_fwd(xp, a):
+    if a.dtype.kind == "b":
+        raise NotImplementedError('"abs_cpu" not implemented for \'Bool\': a bool tensor has no sign to drop. '
+                                  "Convert first if a number is meant, e.g. mask.int().abs().")
+    return xp.abs(a)
+
+
+ABS = defop("AbsBackward0", _abs_fwd, lambda g, self: g * self.sign(), saved=("self",))
 def _sign_fwd(xp, a):
     if a.dtype.kind == "b":  # (torch: the bool tensor itself)
         return a.copy()
@@ -607,6 +614,17 @@ def where(condition, input=None, other=None) -> Tensor:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     c = condition if isinstance(condition, Tensor) else _coerce(condition)
+    cd = c._data.dtype
+    if cd != np.bool_:
+        if cd != np.uint8:
+            from ..autograd.graph import _LEGACY
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_LEGACY.get(cd.name, cd.name)}. Make it one with a comparison (x > 0) or "
+                               f"condition.bool().")
+        import warnings
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead: condition.bool().",
+                      UserWarning, stacklevel=2)
     ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
     dt = D.result_type(input, other)
     a = input if ta else _scalar_tensor(input, dt)
@@ -624,19 +642,45 @@ def _cast_keep_graph(t: Tensor, dt: D.dtype) -> Tensor:
     return t.to(dt) if t.requires_grad else _make(t._data.astype(dt.np))
 
 
+_WRAP_IT = "Wrap the number as a tensor first, e.g. torch.tensor(2.0)."
+_NOT_A_NUMBER_HINT = {  # what to write instead, for the binary functions whose 'other' must be a tensor
+    "maximum": "For a number, clamp does it: torch.clamp(input, min=value).",
+    "minimum": "For a number, clamp does it: torch.clamp(input, max=value).",
+}
+
+
+def _tensors_only(name: str, input, other) -> None:
+    """torch binds these functions for tensors alone (no overload takes a Python number)."""
+    _require_tensors(name, input=input, other=other, _hint=_NOT_A_NUMBER_HINT.get(name, _WRAP_IT))
+
+
+def tensors_only_method(fn, name: str):
+    """The Tensor method of such a function: torch counts ``other`` as its position 1 there."""
+    def method(self, other, *args, **kwargs):
+        if not isinstance(other, Tensor):
+            _require_tensors(name, other=other, _hint=_NOT_A_NUMBER_HINT.get(name, _WRAP_IT))
+        return fn(self, other, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    _tensors_only("maximum", input, other)
     return binary(MAXIMUM, input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    _tensors_only("minimum", input, other)
     return binary(MINIMUM, input, other)
 
 
 def fmax(input, other):
+    _tensors_only("fmax", input, other)
     return binary(FMAX, input, other)
 
 
 def fmin(input, other):
+    _tensors_only("fmin", input, other)
     return binary(FMIN, input, other)
 
 
@@ -677,9 +721,20 @@ lt = less = _cmp(np.less)
 le = less_equal = _cmp(np.less_equal)
 gt = greater = _cmp(np.greater)
 ge = greater_equal = _cmp(np.greater_equal)
-logical_and = _cmp(np.logical_and)
-logical_or = _cmp(np.logical_or)
-logical_xor = _cmp(np.logical_xor)
+def _logical(npfn):
+    cmp = _cmp(npfn)
+    name = npfn.__name__
+
+    def op(input, other) -> Tensor:
+        _tensors_only(name, input, other)
+        return cmp(input, other)
+    op.__name__ = name
+    return op
+
+
+logical_and = _logical(np.logical_and)
+logical_or = _logical(np.logical_or)
+logical_xor = _logical(np.logical_xor)
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -762,10 +817,12 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    _tensors_only("allclose", input, other)
     return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    _tensors_only("isclose", input, other)
     return _make(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -773,11 +830,11 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 # addcmul, addcdiv and lerp are the "fused" updates optimizer code is written with: each is one
 # op with torch's node (AddcmulBackward0, AddcdivBackward0, LerpBackward0/1) and formulas, and
 # the in-place forms in methods.py write the same op into the tensor.
-def _require_tensors(fn_name: str, **named) -> None:
+def _require_tensors(fn_name: str, _hint: str = "", **named) -> None:
     for pos, (name, value) in enumerate(named.items()):
         if not isinstance(value, Tensor):
             raise TypeError(f"{fn_name}(): argument '{name}' (position {pos + 1}) must be Tensor, "
-                            f"not {type(value).__name__}")
+                            f"not {type(value).__name__}" + (f". {_hint}" if _hint else ""))
 
 
 def _value_in(dt: D.dtype, value):

@@ -342,9 +342,19 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
 
 
 def _check_nonempty(input: Tensor, name: str, dims) -> None:
-    if input._data.size == 0 and (dims is None or builtins.any(input._data.shape[d] == 0 for d in dims)):
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                         "Specify the reduction dim with the 'dim' argument.")
+    """torch's errors for a max/min-like reduction with nothing to pick from: RuntimeError over
+    the whole of an empty tensor (argmax/argmin: IndexError), IndexError for a reduced dim of size 0."""
+    if input._data.size:
+        return
+    if dims is None:
+        arg = name in ("argmax", "argmin")
+        raise (IndexError if arg else RuntimeError)(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+            f"with the 'dim' argument (one whose size is not 0), or check for an empty tensor first.")
+    for d in dims:
+        if input._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size. The tensor has shape "
+                             f"{list(input._data.shape)}: reduce over a dimension that has elements.")
 
 
 def _max_min(input: Tensor, dim, keepdim, other, which: str):
@@ -438,6 +448,8 @@ def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     d = _implicit_dim(input, dim)
+    if input._data.dtype.kind in "biu":
+        _refuse_integer_softmax(input, d, "softmax")
     return apply(SOFTMAX, (input,), (d,))
 
 
@@ -445,7 +457,18 @@ def log_softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Te
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     d = _implicit_dim(input, dim)
+    if input._data.dtype.kind in "biu":
+        _refuse_integer_softmax(input, d, "log_softmax")
     return apply(LOG_SOFTMAX, (input,), (d,))
+
+
+def _refuse_integer_softmax(input: Tensor, d, name: str) -> None:
+    from ..autograd.graph import _LEGACY
+    nd = input._data.ndim
+    kernel = f"{name}_lastdim_kernel_impl" if nd == 0 or d == nd - 1 else f"{name}_kernel_impl"
+    dt = input._data.dtype.name
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY.get(dt, dt)}\': {name} needs a floating '
+                              f"point input. Pass dtype=torch.float32, or convert first with x.float().")
 
 
 def _implicit_dim(input: Tensor, dim) -> int:
@@ -463,15 +486,21 @@ def _implicit_dim(input: Tensor, dim) -> int:
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if dim is None:
+        _check_nonempty(input, "argmax", None)
         return _make(np.asarray(input._data.argmax(), dtype=np.int64))
     d = _wrap_dim(int(dim), input._data.ndim)
+    if input._data.ndim:
+        _check_nonempty(input, "argmax", (d,))
     return _make(np.asarray(input._data.argmax(axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if dim is None:
+        _check_nonempty(input, "argmin", None)
         return _make(np.asarray(input._data.argmin(), dtype=np.int64))
     d = _wrap_dim(int(dim), input._data.ndim)
+    if input._data.ndim:
+        _check_nonempty(input, "argmin", (d,))
     return _make(np.asarray(input._data.argmin(axis=d, keepdims=keepdim), dtype=np.int64))
 
 
