@@ -123,7 +123,9 @@ SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a),
 def _relu_fwd(xp, a):
     if a.dtype.kind == "b":  # (NumPy would compute max(bool, 0) as int64)
         raise RuntimeError("Boolean inputs not supported for relu: convert the mask first, e.g. mask.float().relu().")
-    return xp.maximum(a, 0)  # (NumPy 2 keeps a's dtype for a Python number: no cast back needed)
+    # (NumPy 2 keeps a's dtype for a Python number: no cast back needed. On a tie NumPy returns its
+    # second argument and torch keeps the input, so the input goes second: relu(-0.0) is -0.0)
+    return xp.maximum(0, a)
 
 
 RELU = defop("ReluBackward0", _relu_fwd,
@@ -174,9 +176,9 @@ def _erf(xp, a):
 def _clamp_fwd(xp, a, min, max):
     out = a
     if min is not None:
-        out = xp.maximum(out, min)
+        out = xp.maximum(min, out)  # (the input second: torch keeps it on a tie, so -0.0 stays)
     if max is not None:
-        out = xp.minimum(out, max)
+        out = xp.minimum(max, out)
     return out.astype(a.dtype, copy=False) if out is not a else out.copy()
 
 
@@ -200,6 +202,8 @@ def _max_grad(g, self, other):
     return where(self == other, g / 2, g).masked_fill(self < other, 0)
 
 
+# (between two tensors torch's sign of a tied zero depends on the size: its vector loop returns the
+# second operand, as NumPy does, its scalar tail the first; kept in NumPy's order)
 MAXIMUM = defop("MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
                 (_max_grad, lambda g, self, other: _max_grad(g, other, self)), saved=("self", "other"), n_in=2)
 def _min_grad(g, self, other):
@@ -218,9 +222,10 @@ FMIN = defop("FminBackward0", lambda xp, a, b: xp.fmin(a, b),
               lambda g, self, other: g.masked_fill(logical_or(self <= other, other.isnan()), 0)),
              saved=("self", "other"), n_in=2)
 # clamp_min / clamp_max: a tie keeps the gradient on self (maximum would split it)
-CLAMP_MIN = defop("ClampMinBackward0", lambda xp, a, min: xp.maximum(a, min),
+# (a number bound: torch keeps the input on a tie at every size, so it goes second, as NumPy keeps that one)
+CLAMP_MIN = defop("ClampMinBackward0", lambda xp, a, min: xp.maximum(min, a),
                   lambda g, self, min: g.masked_fill(logical_not(self >= min), 0), saved=("self", "min"))
-CLAMP_MAX = defop("ClampMaxBackward0", lambda xp, a, max: xp.minimum(a, max),
+CLAMP_MAX = defop("ClampMaxBackward0", lambda xp, a, max: xp.minimum(max, a),
                   lambda g, self, max: g.masked_fill(logical_not(self <= max), 0), saved=("self", "max"))
 CLAMP_MIN_T = defop("ClampMinBackward1", lambda xp, a, b: xp.maximum(a, b),
                     (lambda g, self, min: g.masked_fill(logical_not(self >= min), 0),
