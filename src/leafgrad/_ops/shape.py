@@ -344,8 +344,13 @@ def _cat_back(g, i, dim, sizes):
     return g.narrow(dim, start, sizes[i])
 
 
-CAT = defop("CatBackward0", lambda xp, arrays, dim, sizes: xp.concatenate(arrays, axis=dim), _cat_back,
-            saved=("dim", "sizes"), variadic=True)
+def _cat_fwd(xp, arrays, dim, sizes):
+    # torch skips legacy empty 1-d tensors of shape (0,) (they still get their empty gradient)
+    kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+    return xp.concatenate(kept if kept else arrays[:1], axis=dim)
+
+
+CAT = defop("CatBackward0", _cat_fwd, _cat_back, saved=("dim", "sizes"), variadic=True)
 STACK = defop("StackBackward0", lambda xp, arrays, dim: xp.stack(arrays, axis=dim),
               lambda g, i, dim: g.select(dim, i), saved=("dim",), variadic=True)
 
@@ -362,14 +367,16 @@ def _tensors(tensors, name: str) -> tuple:
 def cat(tensors, dim: int = 0) -> Tensor:
     from .. import _dtype as D
     tensors = _tensors(tensors, "torch.cat")
-    # torch skips legacy empty 1-d tensors of shape (0,)
-    tensors = tuple(t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)) or tensors[:1]
-    nd = tensors[0]._data.ndim
+    # torch skips legacy empty 1-d tensors of shape (0,) in the shape checks and the result; they
+    # stay inputs (so they get an empty gradient) and take part in type promotion
+    shaped = [(i, t) for i, t in enumerate(tensors) if not (t._data.ndim == 1 and t._data.shape[0] == 0)] \
+        or [(0, tensors[0])]
+    nd = shaped[0][1]._data.ndim
     if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        raise RuntimeError(f"zero-dimensional tensor (at position {shaped[0][0]}) cannot be concatenated")
     d = _wrap_dim(dim, nd)
-    ref = tensors[0]._data.shape
-    for i, t in enumerate(tensors):
+    ref = shaped[0][1]._data.shape
+    for i, t in shaped:
         s = t._data.shape
         if len(s) != nd or any(a != b for k, (a, b) in enumerate(zip(s, ref)) if k != d):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
@@ -377,7 +384,8 @@ def cat(tensors, dim: int = 0) -> Tensor:
                                f"{s[0] if d else s[1] if len(s) > 1 else s[0]} for tensor number {i} in the list.")
     dt = D.result_type(*tensors)
     cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
-    return apply(CAT, tensors, (d, tuple(t._data.shape[d] for t in tensors)), cast=cast)
+    sizes = tuple(t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors)
+    return apply(CAT, tensors, (d, sizes), cast=cast)
 
 
 concat = concatenate = cat
