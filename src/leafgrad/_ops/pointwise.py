@@ -402,7 +402,26 @@ def mul(input, other) -> Tensor:
     return binary(MUL, input, other)
 
 
-def div(input, other, *, rounding_mode=None) -> Tensor:
+class _Unset:
+    """``div``'s default rounding_mode: torch records DivBackward0 for ``div(a, b)`` and DivBackward2
+    (its ``div.Tensor_mode``) once ``rounding_mode`` is passed at all, even as None."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_UNSET = _Unset()
+
+
+def div(input, other, *, rounding_mode=_UNSET) -> Tensor:
+    if rounding_mode is None:  # (passed explicitly: true division, recorded as torch's DivBackward2)
+        dt = D.result_type(input, other)
+        return binary(DIV_ROUNDED, input, other, (None,),
+                      out_dtype=None if dt.is_floating_point or dt.is_complex else D.get_default_dtype())
+    if rounding_mode is _UNSET:
+        rounding_mode = None
     if rounding_mode is None and other.__class__ in _PY_SCALAR_KIND and input.__class__ in TENSOR_TYPES \
             and input._data.dtype.kind in "fc":
         return apply_scalar(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
@@ -427,7 +446,10 @@ def _check_int_divisor(xp, a, b, what: str) -> None:
 
 
 def _div_rounded_fwd(xp, a, b, rounding_mode):
-    """Rounded division in the operands' (promoted) dtype: integers stay integers, as torch."""
+    """Rounded division in the operands' (promoted) dtype: integers stay integers, as torch.
+    (``rounding_mode=None``: true division, in the float dtype the caller promoted to.)"""
+    if rounding_mode is None:
+        return a / b
     if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
         _check_int_divisor(xp, a, b, "division")
         q = xp.floor_divide(a, b)
@@ -438,10 +460,14 @@ def _div_rounded_fwd(xp, a, b, rounding_mode):
         return xp.floor_divide(a, b) if rounding_mode == "floor" else xp.trunc(a / b)
 
 
-# rounded division is piecewise constant: zero gradients (torch's DivBackward2)
+# torch's div.Tensor_mode: rounded division is piecewise constant (zero gradients); with
+# rounding_mode=None passed explicitly it is true division, with division's gradients
 DIV_ROUNDED = defop("DivBackward2", _div_rounded_fwd,
-                    (lambda g, rounding_mode: zeros_like_t(g), lambda g, rounding_mode: zeros_like_t(g)),
-                    saved=("rounding_mode",), n_in=2)
+                    (lambda g, self, other, rounding_mode: zeros_like_t(g) if rounding_mode is not None
+                     else DIV.formulas[0](g, self, other),
+                     lambda g, self, other, rounding_mode: zeros_like_t(g) if rounding_mode is not None
+                     else DIV.formulas[1](g, self, other)),
+                    saved=("self", "other", "rounding_mode"), n_in=2)
 
 
 def _no_derivative(name: str, hint: str):
