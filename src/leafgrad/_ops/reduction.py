@@ -228,15 +228,17 @@ def _norm_grad(g, self, p, dims, keepdim, result):
     shape = self._data.shape
     gx = _grad_to_input(g, shape, dims, keepdim)
     rx = _grad_to_input(result, shape, dims, keepdim)
-    if p == 0:
-        return self * 0
+    if p == 0:  # a count of non-zeros: torch defines no gradient (None), not a zero one
+        return None
     if p == 1:
         return gx * self.sign()
     if p == 2:
         return gx * self / rx.masked_fill(rx == 0, float("inf"))
     if p == float("inf") or p == float("-inf"):  # the gradient goes to the largest (smallest) |x|, shared
         mask = self.abs() == rx
-        return gx * self.sign() * mask / mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+        count = mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+        # (a nan norm matches no element: count 0, and torch's gradient is 0 there, not 0/0)
+        return gx * self.sign() * mask / count.masked_fill(count == 0, 1)
     return gx * self * self.abs().pow(p - 2) / rx.pow(p - 1).masked_fill(rx == 0, float("inf"))
 
 
