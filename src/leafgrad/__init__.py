@@ -40,6 +40,7 @@ from ._ops.indexing import gather, index_select, masked_fill, masked_select, non
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd
+from . import linalg
 from . import cuda
 from .errors import AutogradError
 

@@ -318,6 +318,15 @@ def sum_dims(input: Tensor, dims: tuple, keepdim: bool = False) -> Tensor:
     return apply(SUM_DIM, (input,), (dims, keepdim, _sum_dtype(input, None)))
 
 
+def require_float_norm_input(input: Tensor, name: str) -> None:
+    """torch's norms refuse integer and bool input outright (``dtype=`` does not help)."""
+    if input.dtype._kind < 2:
+        from ..autograd.graph import _LEGACY
+        dt = input._data.dtype.name
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_LEGACY.get(dt, dt)}."
+                           " Convert it first, e.g. x.float().")
+
+
 def _require_float(input: Tensor, name: str) -> None:
     if input.dtype._kind < 2:
         raise RuntimeError(
@@ -441,7 +450,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         p = 2
     if p == "nuc":
         raise NotImplementedError("nuclear norm is not supported by leafgrad")
-    _require_float(input, "linalg.vector_norm")
+    require_float_norm_input(input, "linalg.vector_norm")
     dims = normalize_dims(dim, input._data.ndim)
     return apply(NORM, (input,), (float(p), dims, keepdim))
 
