@@ -33,6 +33,10 @@ MV.node_cls._saved_names = ("self", "vec")
 DOT = defop("DotBackward0", lambda xp, a, b: xp.dot(a, b),
             (lambda g, self, tensor: g * tensor, lambda g, self, tensor: g * self), saved=("self", "input1"), n_in=2)
 DOT.node_cls._saved_names = ("self", "tensor")
+VDOT = defop("VdotBackward0", lambda xp, a, b: xp.vdot(a, b),
+             (lambda g, self, other: g.conj() * other, lambda g, self, other: g * self),
+             saved=("self", "input1"), n_in=2)
+VDOT.node_cls._saved_names = ("self", "other")
 
 
 def _addmm_fwd(xp, bias, a, b, beta, alpha):
@@ -95,7 +99,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(MV, (input, vec))
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
+def _check_vectors(input: Tensor, tensor: Tensor) -> None:
+    """dot's and vdot's argument checks, in torch's words."""
     if input._data.ndim != 1 or tensor._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
     if input._data.shape != tensor._data.shape:
@@ -103,12 +108,37 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
                            f"[{tensor._data.shape[0]}] to have the same number of elements, but got "
                            f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively")
     if input._data.dtype != tensor._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{input.dtype.name.capitalize()} and {tensor.dtype.name.capitalize()}")
+        from ..autograd.graph import _LEGACY
+        da, db = input._data.dtype.name, tensor._data.dtype.name
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_LEGACY.get(da, da)} and "
+                           f"{_LEGACY.get(db, db)}. Convert one with .to(other.dtype).")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    _check_vectors(input, tensor)
     return apply(DOT, (input, tensor))
 
 
-vdot = inner = dot
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product with ``input`` conjugated (the same as dot for real tensors, its own node)."""
+    _check_vectors(input, other)
+    return apply(VDOT, (input, other))
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum over the last dims: ``input.shape[:-1] + other.shape[:-1]``, as torch's tensordot-based inner."""
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return input * other
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes {list(sa)} "
+                           f"and {list(sb)}: inner sums over the last dim of each.")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"both inputs should have same dtype, but got {input.dtype} and {other.dtype}. Convert "
+                           "one with .to(other.dtype).")
+    k = sa[-1]
+    out = mm(input.reshape(-1, k), other.reshape(-1, k).t())  # (one BLAS call, as torch's tensordot)
+    return out.view(sa[:-1] + sb[:-1])
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:

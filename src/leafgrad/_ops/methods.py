@@ -196,7 +196,8 @@ METHODS = {
     "log_softmax": R.log_softmax, "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any,
     "count_nonzero": R.count_nonzero, "cumsum": R.cumsum,
     # linear algebra
-    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "vdot": L.vdot, "inner": L.inner,
+    "outer": L.outer, "ger": L.outer,
     "addmm": L.addmm,
     # shape
     "view": S.view, "reshape": S.reshape, "flatten": S.flatten, "unflatten": S.unflatten,
