@@ -114,3 +114,16 @@ def test_index_select_and_nonzero_of_a_zero_dim_tensor_match_torch(torch):
         with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value"):
             m.index_select(z, 0, m.tensor([0, 0]))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("which", ["max", "min"])
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_of_0dim_over_a_dim_records_torch_node(torch, which, dim, keepdim):
+    out = []
+    for lib in (torch, lg):
+        x = lib.tensor(3.0, requires_grad=True)
+        v, i = getattr(x, which)(dim, keepdim=keepdim)
+        (v * 2).backward()
+        out.append((v.grad_fn.name(), tuple(v.shape), i.item(), str(i.dtype), x.grad.item(), v.item()))
+    assert out[1] == out[0]

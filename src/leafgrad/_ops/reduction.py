@@ -121,6 +121,8 @@ def _select_back(grads, dim, keepdim, self_sym_sizes, indices):
 
 
 def _max_dim_fwd(xp, a, dim, keepdim, which):
+    if a.ndim == 0:  # (a 0-dim tensor over dim 0 or -1: itself, at index 0)
+        return a.copy(), xp.zeros((), dtype=np.int64)
     idx = a.argmax(axis=dim) if which == "max" else a.argmin(axis=dim)
     idx_k = xp.expand_dims(idx, dim)
     vals = xp.take_along_axis(a, idx_k, axis=dim)
@@ -376,8 +378,6 @@ def _max_min(input: Tensor, dim, keepdim, other, which: str):
         _check_nonempty(input, which, None)
         return apply(MAX_ALL if which == "max" else MIN_ALL, (input,))
     d = _wrap_dim(int(dim), input._data.ndim)
-    if input._data.ndim == 0:
-        return _values_indices(input.clone(), _make(np.zeros((), np.int64)))
     _check_nonempty(input, which, (d,))
     vals, idx = apply(MAX_DIM if which == "max" else MIN_DIM, (input,), (d, keepdim, which))
     return _values_indices(vals, idx)
