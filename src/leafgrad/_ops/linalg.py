@@ -220,6 +220,22 @@ def _unsafe_view(t: Tensor, shape) -> Tensor:
     return apply(UNSAFE_VIEW, (t,), (tuple(shape),))
 
 
+def _take_diagonals(t: Tensor, term: str, k: int) -> tuple:
+    """A letter repeated within one operand ('ii', 'iij') indexes its diagonal: take it, once per repeat.
+    ``diagonal`` drops the two dims and appends the diagonal last, so the letter moves to the end."""
+    while len(set(term)) != len(term):
+        c = next(ch for ch in term if term.count(ch) > 1)
+        p = term.index(c)
+        q = term.index(c, p + 1)
+        if t._data.shape[p] != t._data.shape[q]:
+            raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
+                               f"{t._data.shape[p]} != {t._data.shape[q]}. A repeated subscript takes a diagonal, "
+                               "so both dims need the same size.")
+        t = t.diagonal(0, p, q)
+        term = term[:p] + term[p + 1:q] + term[q + 1:] + c
+    return t, term
+
+
 def einsum(equation: str, *operands) -> Tensor:
     """Two-operand einsum through matmul-free broadcasting (differentiable via mul + sum)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -234,9 +250,8 @@ def einsum(equation: str, *operands) -> Tensor:
     out_letters = list(rhs)
     all_letters = out_letters + [c for c in letters if c not in out_letters]
     prod = None
-    for term, t in zip(terms, operands):
-        if len(set(term)) != len(term):
-            raise NotImplementedError("einsum with repeated indices in one operand is not supported")
+    for k, (term, t) in enumerate(zip(terms, operands)):
+        t, term = _take_diagonals(t, term, k)
         perm = sorted(range(len(term)), key=lambda i: all_letters.index(term[i]))
         x = t.permute(perm) if perm != list(range(len(term))) else t
         present = [term[i] for i in perm]
