@@ -84,7 +84,13 @@ def _pow_exp_grad(g, self, exponent, result):
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
                    (_pow_base_grad, _pow_exp_grad),
                    saved=("self", "input1", "result"), n_in=2)
-POW_SCALAR_BASE = defop("PowBackward2", lambda xp, e, base: np.power(base, e),
+def _pow_scalar_base_fwd(xp, e, base):
+    if e.dtype.kind in "iu":  # (an integer result: negative exponents element by element, as for two tensors)
+        return _pow_tensor_fwd(xp, xp.asarray(base, dtype=e.dtype), e)
+    return xp.power(base, e)
+
+
+POW_SCALAR_BASE = defop("PowBackward2", _pow_scalar_base_fwd,
                         lambda g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
                         saved=("result", "base"))
 
