@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from .pointwise import _no_derivative
 from .registry import apply, defop
 
 _make = Tensor._make
@@ -278,17 +279,49 @@ SCATTER_VALUE = defop("ScatterBackward1", _scatter_value_fwd,
                       lambda g, dim, index: scatter(g, dim, index, value=0), saved=("dim", "index"))
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None) -> Tensor:
+def _scatter_reduce_fwd(xp, a, src, dim, index, reduce):
+    out = a.copy()
+    vals = src[tuple(slice(0, s) for s in index._data.shape)] if src.ndim else src
+    (xp.add if reduce == "add" else xp.multiply).at(out, _gather_index(xp, index._data, dim), vals)
+    return out
+
+
+_no_scatter_derivative = _no_derivative(
+    "scatter", "scatter with reduce= records no gradient; use torch.scatter_add for a differentiable sum, or "
+    ".detach() the result.")
+
+
+# scatter(..., reduce='add' | 'multiply'): torch records a node whose backward refuses
+SCATTER_REDUCE = defop("torch::autograd::NotImplemented", _scatter_reduce_fwd,
+                       (_no_scatter_derivative, _no_scatter_derivative), n_in=2)
+SCATTER_VALUE_REDUCE = defop("torch::autograd::NotImplemented",
+                             lambda xp, a, dim, index, value, reduce: _scatter_reduce_fwd(
+                                 xp, a, xp.asarray(value, dtype=a.dtype), dim, index, reduce),
+                             _no_scatter_derivative)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: str | None = None) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     if index.dtype._kind != 1:
         raise RuntimeError("scatter(): Expected dtype int64 for index")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce!r}; for 'sum', 'prod', "
+                           "'mean', 'amax' or 'amin' torch has scatter_reduce.")
     if src is None:
         src = value
     if isinstance(src, Tensor):
         if src._data.dtype != input._data.dtype:
             raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
                                f"{src.dtype}). Convert src with .to(input.dtype).")
+        if reduce is not None:
+            import warnings
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+                          "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=2)
+            return apply(SCATTER_REDUCE, (input, src), (d, index, reduce))
         return apply(SCATTER, (input, src), (d, index))
+    if reduce is not None:
+        return apply(SCATTER_VALUE_REDUCE, (input,), (d, index, src, reduce))
     return apply(SCATTER_VALUE, (input,), (d, index, src))
 
 
