@@ -84,6 +84,8 @@ def _pow_exp_grad(g, self, exponent, result):
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
                    (_pow_base_grad, _pow_exp_grad),
                    saved=("self", "input1", "result"), n_in=2)
+
+
 def _pow_scalar_base_fwd(xp, e, base):
     if e.dtype.kind in "iu":  # (an integer result: negative exponents element by element, as for two tensors)
         return _pow_tensor_fwd(xp, xp.asarray(base, dtype=e.dtype), e)
@@ -136,6 +138,8 @@ def _relu_fwd(xp, a):
 
 RELU = defop("ReluBackward0", _relu_fwd,
              lambda g, result: apply_binary(THRESHOLD_BACKWARD, g, result), saved=("result",))
+
+
 def _abs_fwd(xp, a):
     if a.dtype.kind == "b":
         raise NotImplementedError('"abs_cpu" not implemented for \'Bool\': a bool tensor has no sign to drop. '
@@ -144,6 +148,8 @@ def _abs_fwd(xp, a):
 
 
 ABS = defop("AbsBackward0", _abs_fwd, lambda g, self: g * self.sign(), saved=("self",))
+
+
 def _sign_fwd(xp, a):
     if a.dtype.kind == "b":  # (torch: the bool tensor itself)
         return a.copy()

@@ -15,7 +15,7 @@ import sys
 
 from .._backend import backend_for_array
 from .._tensor import Tensor, vc_of
-from ..errors import raise_autograd, user_site
+from ..errors import raise_autograd
 from .grad_mode import STATE
 from .graph import _LATE, AccumulateGrad, Node
 from ..provenance import backward_site as _backward_site
