@@ -63,6 +63,16 @@ _FROM_NP = {d.np: d for d in _ALL}
 _FROM_NP.update({np.dtype(np.uint16): int32, np.dtype(np.uint32): int64, np.dtype(np.uint64): int64})
 _NAMES = {d.name: d for d in _ALL + (bfloat16,)}
 
+#: torch's scalar-type names, the words its messages use for dtypes ("Float" for float32)
+SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                     "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(dt) -> str:
+    """torch's word for a dtype (leafgrad's or NumPy's) in messages: "Float", "Long", ...; others by name."""
+    return SCALAR_TYPE_NAMES.get(dt.name, dt.name)
+
 
 def _by_name(name: str) -> dtype:
     return _NAMES[name]

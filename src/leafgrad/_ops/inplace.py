@@ -148,10 +148,9 @@ def check_cast(t: Tensor, result_dtype) -> None:
     integers or bool, integers not into bool (bool goes into anything)."""
     frm, to = result_dtype.kind, t._data.dtype.kind
     if (frm == "c" and to != "c") or (frm == "f" and to in "iub") or (frm in "iu" and to == "b"):
-        from ..autograd.graph import _LEGACY
-        result = {"f": "Float", "c": "ComplexFloat"}.get(frm) or _LEGACY.get(result_dtype.name, result_dtype.name)
+        result = {"f": "Float", "c": "ComplexFloat"}.get(frm) or D.scalar_type_name(result_dtype)
         raise RuntimeError(f"result type {result} can't be cast to the desired output type "
-                           f"{_LEGACY.get(t.dtype.name, t.dtype.name)}: an in-place op keeps the tensor's dtype. "
+                           f"{D.scalar_type_name(t.dtype)}: an in-place op keeps the tensor's dtype. "
                            "Use the out-of-place form, or convert first (e.g. .float()).")
 
 

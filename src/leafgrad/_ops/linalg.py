@@ -108,10 +108,9 @@ def _check_vectors(input: Tensor, tensor: Tensor) -> None:
                            f"[{tensor._data.shape[0]}] to have the same number of elements, but got "
                            f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively")
     if input._data.dtype != tensor._data.dtype:
-        from ..autograd.graph import _LEGACY
-        da, db = input._data.dtype.name, tensor._data.dtype.name
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_LEGACY.get(da, da)} and "
-                           f"{_LEGACY.get(db, db)}. Convert one with .to(other.dtype).")
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{D.scalar_type_name(input.dtype)} and {D.scalar_type_name(tensor.dtype)}. Convert one "
+                           "with .to(other.dtype).")
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:

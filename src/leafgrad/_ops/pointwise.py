@@ -660,9 +660,8 @@ def where(condition, input=None, other=None) -> Tensor:
     cd = c._data.dtype
     if cd != np.bool_:
         if cd != np.uint8:
-            from ..autograd.graph import _LEGACY
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                               f"{_LEGACY.get(cd.name, cd.name)}. Make it one with a comparison (x > 0) or "
+                               f"{D.scalar_type_name(cd)}. Make it one with a comparison (x > 0) or "
                                f"condition.bool().")
         import warnings
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
@@ -970,8 +969,7 @@ def lerp_check(input: Tensor, end: Tensor, weight):
 
 
 def _dtype_word(dt: D.dtype) -> str:
-    from ..autograd.graph import _LEGACY
-    return _LEGACY.get(dt.name, dt.name).lower()
+    return D.scalar_type_name(dt).lower()
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:

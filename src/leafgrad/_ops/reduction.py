@@ -323,10 +323,8 @@ def sum_dims(input: Tensor, dims: tuple, keepdim: bool = False) -> Tensor:
 def require_float_norm_input(input: Tensor, name: str) -> None:
     """torch's norms refuse integer and bool input outright (``dtype=`` does not help)."""
     if input.dtype._kind < 2:
-        from ..autograd.graph import _LEGACY
-        dt = input._data.dtype.name
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_LEGACY.get(dt, dt)}."
-                           " Convert it first, e.g. x.float().")
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{D.scalar_type_name(input.dtype)}. Convert it first, e.g. x.float().")
 
 
 def _require_float(input: Tensor, name: str) -> None:
@@ -459,8 +457,7 @@ def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     d = _implicit_dim(input, dim)
-    if input._data.dtype.kind in "biu":
-        _refuse_integer_softmax(input, d, "softmax")
+    _require_float_softmax(input, d, "softmax")
     return apply(SOFTMAX, (input,), (d,))
 
 
@@ -468,18 +465,18 @@ def log_softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Te
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     d = _implicit_dim(input, dim)
-    if input._data.dtype.kind in "biu":
-        _refuse_integer_softmax(input, d, "log_softmax")
+    _require_float_softmax(input, d, "log_softmax")
     return apply(LOG_SOFTMAX, (input,), (d,))
 
 
-def _refuse_integer_softmax(input: Tensor, d, name: str) -> None:
-    from ..autograd.graph import _LEGACY
+def _require_float_softmax(input: Tensor, d, name: str) -> None:
+    """torch has no softmax kernel for integer or bool input (pass dtype= to convert first)."""
+    if input._data.dtype.kind not in "biu":
+        return
     nd = input._data.ndim
     kernel = f"{name}_lastdim_kernel_impl" if nd == 0 or d == nd - 1 else f"{name}_kernel_impl"
-    dt = input._data.dtype.name
-    raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY.get(dt, dt)}\': {name} needs a floating '
-                              f"point input. Pass dtype=torch.float32, or convert first with x.float().")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(input.dtype)}\': {name} needs '
+                              f"a floating point input. Pass dtype=torch.float32, or convert first with x.float().")
 
 
 def _implicit_dim(input: Tensor, dim) -> int:
@@ -495,24 +492,24 @@ def _implicit_dim(input: Tensor, dim) -> int:
     return _wrap_dim(int(dim), input._data.ndim)
 
 
-def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+def _arg_extreme(input: Tensor, dim, keepdim: bool, which: str) -> Tensor:
+    """argmax / argmin (``which``): int64 positions, with torch's errors for empty input."""
+    a = input._data
     if dim is None:
-        _check_nonempty(input, "argmax", None)
-        return _make(np.asarray(input._data.argmax(), dtype=np.int64))
-    d = _wrap_dim(int(dim), input._data.ndim)
-    if input._data.ndim:
-        _check_nonempty(input, "argmax", (d,))
-    return _make(np.asarray(input._data.argmax(axis=d, keepdims=keepdim), dtype=np.int64))
+        _check_nonempty(input, which, None)
+        return _make(np.asarray(getattr(a, which)(), dtype=np.int64))
+    d = _wrap_dim(int(dim), a.ndim)
+    if a.ndim:
+        _check_nonempty(input, which, (d,))
+    return _make(np.asarray(getattr(a, which)(axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        _check_nonempty(input, "argmin", None)
-        return _make(np.asarray(input._data.argmin(), dtype=np.int64))
-    d = _wrap_dim(int(dim), input._data.ndim)
-    if input._data.ndim:
-        _check_nonempty(input, "argmin", (d,))
-    return _make(np.asarray(input._data.argmin(axis=d, keepdims=keepdim), dtype=np.int64))
+    return _arg_extreme(input, dim, keepdim, "argmin")
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:

@@ -66,12 +66,11 @@ def _view_as_dtype(input: Tensor, dtype) -> Tensor:
     As in torch the result has no history (reinterpreting bits has no derivative)."""
     from .. import _dtype as D
     from .._tensor import vc_of
-    from ..autograd.graph import _LEGACY
     dt = D.to_dtype(dtype)
     a = input._data
     old, new = a.dtype.itemsize, np.dtype(dt.np).itemsize
     if old != new:
-        names = (_LEGACY.get(input.dtype.name, input.dtype.name), _LEGACY.get(dt.name, dt.name))
+        names = (D.scalar_type_name(input.dtype), D.scalar_type_name(dt))
         if a.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 to view {names[0]} as {names[1]} (different element sizes)")
         if new > old and a.shape[-1] % (new // old):

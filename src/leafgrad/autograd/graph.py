@@ -15,6 +15,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
+from .._dtype import scalar_type_name
 from ..errors import format_site, raise_autograd
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "next_sequence_nr"]
@@ -260,13 +261,8 @@ def raise_saved_modified(saved: SavedTensor, node) -> None:
         node=node, saved=saved, site=last, version_now=saved._vc.v, version_saved=saved._version)
 
 
-_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-           "complex128": "ComplexDouble"}
-
-
 def _legacy_type_name(d) -> str:
-    return f"torch.{_LEGACY.get(d.name, d.name)}Tensor"
+    return f"torch.{scalar_type_name(d)}Tensor"
 
 
 def short_name(node: Any) -> str:

@@ -67,9 +67,8 @@ def _type_name(t: Tensor) -> str:
 
 
 def _scalar_type(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(t.dtype.name, t.dtype.name.capitalize())
+    name = t.dtype.name
+    return D.SCALAR_TYPE_NAMES.get(name, name.capitalize())
 
 
 def _const(arr) -> Tensor:
