@@ -741,17 +741,15 @@ def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype, nothing_igno
     the caller has already told this (nn.functional checks every target is a class), so
     neither the forward nor the backward reduces the targets again."""
     t = target._data
-    if nothing_ignored:
-        return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
-    if t.size:
+    if not nothing_ignored and t.size:
         if ignore_index < 0:
             nothing_ignored = t.min() >= 0
         elif ignore_index >= n_classes:
             nothing_ignored = t.max() < n_classes
         else:
             nothing_ignored = not (t == ignore_index).any()
-        if nothing_ignored:
-            return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
+    if nothing_ignored:
+        return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
     keep = t != ignore_index
     tc = xp.where(keep, t, 0)
     if weight is None:

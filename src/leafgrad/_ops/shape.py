@@ -343,9 +343,13 @@ def _cat_back(g, i, dim, sizes):
     return g.narrow(dim, start, sizes[i])
 
 
+def _legacy_empty(a) -> bool:
+    """A 1-d array of shape (0,): torch's cat leaves these out of its shape checks and its result."""
+    return a.ndim == 1 and a.shape[0] == 0
+
+
 def _cat_fwd(xp, arrays, dim, sizes):
-    # torch skips legacy empty 1-d tensors of shape (0,) (they still get their empty gradient)
-    kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+    kept = [a for a in arrays if not _legacy_empty(a)]  # (they still get their empty gradient)
     return xp.concatenate(kept if kept else arrays[:1], axis=dim)
 
 
@@ -368,8 +372,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
     tensors = _tensors(tensors, "torch.cat")
     # torch skips legacy empty 1-d tensors of shape (0,) in the shape checks and the result; they
     # stay inputs (so they get an empty gradient) and take part in type promotion
-    shaped = [(i, t) for i, t in enumerate(tensors) if not (t._data.ndim == 1 and t._data.shape[0] == 0)] \
-        or [(0, tensors[0])]
+    shaped = [(i, t) for i, t in enumerate(tensors) if not _legacy_empty(t._data)] or [(0, tensors[0])]
     nd = shaped[0][1]._data.ndim
     if nd == 0:
         raise RuntimeError(f"zero-dimensional tensor (at position {shaped[0][0]}) cannot be concatenated")
