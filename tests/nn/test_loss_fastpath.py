@@ -213,7 +213,8 @@ def test_grad_fn_names_and_saved_values():
     out = F.cross_entropy(x, lg.tensor(T))
     assert type(out.grad_fn).__name__ == "NllLossBackward0"
     assert type(out.grad_fn.next_functions[0][0]).__name__ == "LogSoftmaxBackward0"
-    assert out.grad_fn._saved_ignore_index == -100
+    assert out.grad_fn._saved_ignore_index == 2**64 - 100  # (as torch's binding reads the int64 back)
+    assert out.grad_fn._saved_reduction == 1  # (torch's at::Reduction::Mean)
     np.testing.assert_array_equal(out.grad_fn._saved_target.numpy(), T)
     (g,) = lg.autograd.grad(out, x, create_graph=True)
     assert type(g.grad_fn).__name__ == "LogSoftmaxBackwardDataBackward0"

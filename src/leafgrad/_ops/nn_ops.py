@@ -24,7 +24,7 @@ from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import _erf, _sigmoid, where
-from .registry import apply, apply_unary, defop
+from .registry import apply, apply_binary, apply_unary, defop
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -782,8 +782,9 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
     return (loss.sum() / w.sum()).astype(x.dtype, copy=False)  # 0/0 = nan, as torch
 
 
-def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index, nothing_ignored):
+def _nll_back_fwd(xp, g, x, target, weight, reduction, ignore_index, nothing_ignored):
     dtype = g.dtype
+    input_shape = x.shape
     one = len(input_shape) == 1
     tc, w, keep = _nll_pick(xp, target, weight, ignore_index, input_shape[0 if one else 1], dtype, nothing_ignored)
     if w is None:  # every weight 1, nothing ignored
@@ -813,24 +814,54 @@ def _nll_back_fwd(xp, g, input_shape, target, weight, reduction, ignore_index, n
     return out
 
 
-def _nll_grad(g, self_sym_sizes, target, weight, reduction, ignore_index, nothing_ignored, op_back):
-    return apply_unary(op_back, g, (tuple(self_sym_sizes), target, weight, reduction, ignore_index, nothing_ignored))
+def _nll_back(op_back):
+    """The formula of nll_loss's input: its backward op, which takes the gradient and the input
+    (torch's nll_loss_backward has both as inputs, so a double backward reaches the input too)."""
+    def grad(g, self, target, weight, reduction, ignore_index, nothing_ignored):
+        return apply_binary(op_back, g, self, (target, weight, reduction, ignore_index, nothing_ignored))
+    return grad
 
 
-# (``nothing_ignored`` is saved last and left out of ``_saved_names``: torch's nodes show the first five)
-_NLL_SAVED = ("self_sym_sizes", "target", "weight", "reduction", "ignore_index", "nothing_ignored")
+def _nll_loss_of(op):
+    """The gradient formula of nll_loss_backward's gradient input: the loss itself (it is linear in g)."""
+    def grad(gg, target, weight, reduction, ignore_index, nothing_ignored):
+        return apply(op, (gg,), (target, weight, reduction, ignore_index, nothing_ignored))
+    return grad
+
+
+def _nll_backward_self_grad(gg, target, weight, reduction, ignore_index, nothing_ignored):
+    # (the backward does not depend on the input's values: torch's zeros_like, no history)
+    return _make(backend_for_array(gg._data).xp.zeros_like(gg._data))
+
+
+def _nll_total_weight(node) -> Tensor:
+    """``grad_fn._saved_total_weight``: torch's second output of the nll forward, the sum of the
+    weights of the targets not ignored (their count when unweighted; 0 for reduction='none')."""
+    x_shape, x_dtype = node._in_meta[0]
+    target, weight, reduction = node._saved_target, node._saved_weight, node._saved[3]
+    if reduction == "none":
+        return _make(np.zeros((), dtype=x_dtype))
+    c = x_shape[0 if len(x_shape) == 1 else 1]
+    _, w, keep = _nll_pick(np, target, weight, node._saved[4], c, x_dtype, node._saved[5])
+    if w is not None:
+        return _make(np.asarray(w.sum(), dtype=x_dtype))
+    return _make(np.asarray(target._data.size, dtype=x_dtype))
+
+
+# (``nothing_ignored`` is saved last and left out of ``_saved_names``: torch's nodes show the first five,
+# and ``total_weight``, read from the others)
+_NLL_SAVED = ("self", "target", "weight", "reduction", "ignore_index", "nothing_ignored")
 _NLL_BACK_SAVED = ("target", "weight", "reduction", "ignore_index", "nothing_ignored")
-NLL_LOSS = defop("NllLossBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS_BACK), saved=_NLL_SAVED)
-NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, lambda g, *s: _nll_grad(g, *s, NLL_LOSS2D_BACK), saved=_NLL_SAVED)
-# the backward is linear in g; its adjoint is the loss itself
-NLL_LOSS_BACK = defop("NllLossBackwardBackward0", _nll_back_fwd,
-                      lambda gg, *s: apply(NLL_LOSS, (gg,), s), saved=_NLL_BACK_SAVED)
-NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd,
-                        lambda gg, *s: apply(NLL_LOSS2D, (gg,), s), saved=_NLL_BACK_SAVED)
-for _op in (NLL_LOSS, NLL_LOSS2D):
+NLL_LOSS_BACK = defop("NllLossBackwardBackward0", _nll_back_fwd, None, saved=_NLL_BACK_SAVED, n_in=2)
+NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd, None, saved=_NLL_BACK_SAVED, n_in=2)
+NLL_LOSS = defop("NllLossBackward0", _nll_fwd, _nll_back(NLL_LOSS_BACK), saved=_NLL_SAVED)
+NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, _nll_back(NLL_LOSS2D_BACK), saved=_NLL_SAVED)
+for _op, _back in ((NLL_LOSS, NLL_LOSS_BACK), (NLL_LOSS2D, NLL_LOSS2D_BACK)):
+    _back.formulas = (_nll_loss_of(_op), _nll_backward_self_grad)  # (defined after the loss it returns to)
+    _back.node_cls._formulas = _back.formulas
+    _back.node_cls._saved_names = _NLL_BACK_SAVED[:-1]
     _op.node_cls._saved_names = _NLL_SAVED[:-1]
-for _op in (NLL_LOSS_BACK, NLL_LOSS2D_BACK):
-    _op.node_cls._saved_names = _NLL_BACK_SAVED[:-1]
+    _op.node_cls._saved_total_weight = property(_nll_total_weight)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index: int, two_d: bool,

@@ -48,13 +48,27 @@ def _install_saved_properties(cls) -> None:
         type.__delattr__(cls, attr)
     names = cls._saved_names
     for k in range(len(names) - 1, -1, -1):  # (backwards: a repeated name reads its first value)
-        if names[k] != "names":  # (``_saved_names`` is the class's own list)
-            type.__setattr__(cls, "_saved_" + names[k], property(lambda self, k=k: _saved_value(self, k)))
+        name = names[k]
+        if name != "names":  # (``_saved_names`` is the class's own list)
+            read = _AS_TORCH_SHOWS.get(name)
+            type.__setattr__(cls, "_saved_" + name, property(
+                (lambda self, k=k: _saved_value(self, k)) if read is None else
+                (lambda self, k=k, read=read: read(_saved_value(self, k)))))
 
 
 def _saved_value(node: "OpNode", k: int):
     v = node._saved[k]
     return v.unpack(node) if v.__class__ is SavedTensor else v
+
+
+# Saved values that torch shows in another form than the one leafgrad's formulas use: a loss's
+# reduction as at::Reduction's number (none 0, mean 1, sum 2), and nll_loss's ignore_index as
+# torch's Python binding reads that int64 back, as an unsigned 64-bit number (-100 -> 2**64 - 100).
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+_AS_TORCH_SHOWS = {
+    "reduction": lambda v: _REDUCTION_ENUM.get(v, v),
+    "ignore_index": lambda v: v % (1 << 64) if isinstance(v, int) else v,
+}
 
 
 class OpNode(Node, metaclass=_OpNodeType):
@@ -489,7 +503,7 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
     if not spec:
         node._saved = ()
         return
-    if op.saves_params and params.__class__ is tuple:  # (add's alpha, ...): the caller's tuple, shared
+    if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha, ...): shared
         node._saved = params
         return
     saved = []
@@ -517,8 +531,19 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         elif kind == 2:
             saved.append(inputs[i]._data.shape)
         else:
-            saved.append(params[i])
+            p = params[i]
+            # a tensor argument (an index, a mask, a target) is saved as torch saves it: checked
+            # for in-place changes when backward reads it, and freed with the graph
+            saved.append(SavedTensor(p, False, node._site) if p.__class__ in TENSOR_TYPES else p)
     node._saved = saved
+
+
+def _numbers_only(params: tuple) -> bool:
+    """No tensor among ``params``: they can be kept as the caller's tuple (``_finish_saves``)."""
+    for p in params:
+        if p.__class__ in TENSOR_TYPES:
+            return False
+    return True
 
 
 def _forward1(forward, xp, arr, params: tuple):
@@ -623,7 +648,7 @@ def apply_binary(op: OpDef, a: Tensor, b: Tensor, params: tuple = ()):
             node = _record(op, (a, b), params, (res,))
             res._requires_grad = True
             res._grad_fn = node
-            if op.saves_params and params.__class__ is tuple:  # (add's alpha: _finish_saves' first case)
+            if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha)
                 node._saved = params
             else:
                 _finish_saves(op, node, (a, b), (res,), params)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import sys
 
-from .._backend import backend_for_array
+from .._backend import _BY_ARRAY_TYPE, backend_for_array
 from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd
 from .grad_mode import STATE
@@ -301,10 +301,11 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
     lead, ones = plan
     if not STATE.grad:  # a plain backward records nothing: the sums on the arrays themselves
         d = g._data
+        add = _BY_ARRAY_TYPE[d.__class__].xp.add  # (its reduce directly: ndarray.sum is a Python wrapper)
         if lead is not None:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
-            d = d.sum(axis=lead)
+            d = add.reduce(d, lead)
         if ones is not None:
-            d = d.sum(axis=ones, keepdims=True)
+            d = add.reduce(d, ones, None, None, True)
         if d.__class__ is not g._data.__class__:  # (NumPy gives a scalar for a sum over every dim)
             d = backend_for_array(g._data).xp.asarray(d)
         return Tensor._make(d)

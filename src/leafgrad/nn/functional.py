@@ -375,8 +375,8 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
         rm += (m * mean._data).astype(rm.dtype, copy=False)
         rv *= 1 - m
         rv += (m * var._data * (n / max(n - 1, 1))).astype(rv.dtype, copy=False)
-        vc_of(running_mean).bump()
-        vc_of(running_var).bump()
+        # (no version bump: torch's kernel updates the running stats without one, and the node
+        # has just saved them, so a later in-place change is what its version check catches)
     return out
 
 
@@ -631,7 +631,8 @@ def _nll_loss(input: Tensor, target: Tensor, weight, ignore_index: int, reductio
     classes_only = _check_targets(target, c, ignore_index)
     if weight is not None and weight._data.dtype != input._data.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
-    target = _make(target._data.astype(np.int64, copy=False))
+    if target._data.dtype != np.int64:  # (an int64 target is saved as it is, so the node's version
+        target = _make(target._data.astype(np.int64))  # check sees the caller's in-place changes)
     nothing_ignored = classes_only and not 0 <= ignore_index < c
     if nd <= 2 and nothing_ignored and weight is None and (log_probs or reduction == "none"):
         # nothing ignored and no weights: the op only negates, sums and divides by N > 0, and
