@@ -355,6 +355,7 @@ def _mf_fwd(xp, a, mask, value):
 
 MASKED_FILL = defop("MaskedFillBackward0", _mf_fwd, lambda g, mask, value: g.masked_fill(mask, 0),
                     saved=("mask", "value"))
+MASKED_FILL.node_cls._saved_names = ("mask",)  # (torch's names)
 MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(mask._data, v.astype(a.dtype), a),
                       (lambda g, mask: g.masked_fill(mask, 0),
                        lambda g, mask: g.masked_fill(mask.logical_not(), 0).sum()),

@@ -396,6 +396,7 @@ EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_
                   lambda g, indices, num_weights, padding_idx, sgf: apply(
                       EMBEDDING_BACK, (g,), (indices, num_weights, padding_idx, sgf)),
                   saved=("indices", "num_weights", "padding_idx", "sgf"))
+EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq")  # (torch's names)
 EMBEDDING_BACK = defop("EmbeddingBackwardBackward0", _embedding_back_fwd, _embedding_back_grad,
                        saved=("indices", "num_weights", "padding_idx", "scale_grad_by_freq"))
 

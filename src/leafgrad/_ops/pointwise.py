@@ -84,6 +84,7 @@ def _pow_exp_grad(g, self, exponent, result):
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
                    (_pow_base_grad, _pow_exp_grad),
                    saved=("self", "input1", "result"), n_in=2)
+POW_TENSOR.node_cls._saved_names = ("self", "exponent", "result")  # (torch's names)
 
 
 def _pow_scalar_base_fwd(xp, e, base):
@@ -95,6 +96,7 @@ def _pow_scalar_base_fwd(xp, e, base):
 POW_SCALAR_BASE = defop("PowBackward2", _pow_scalar_base_fwd,
                         lambda g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
                         saved=("result", "base"))
+POW_SCALAR_BASE.node_cls._saved_names = ("result", "self")  # (torch's names)
 
 # ----------------------------------------------------------------------------- unary math
 EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda g, result: g * result, saved=("result",))
@@ -738,6 +740,7 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
 
 TO_COPY = defop("ToCopyBackward0", lambda xp, a, np_dtype, self_dtype: a.astype(np_dtype, copy=True),
                 lambda g, self_dtype: g.to(self_dtype), saved=("self_dtype",))
+TO_COPY.node_cls._saved_names = ()  # (torch's names)
 
 
 def clone(input: Tensor, *, memory_format=None) -> Tensor:

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, apply_binary, apply_unary, defop
+from .registry import apply, apply_binary, apply_unary, defop, show_saved_as
 
 _make = Tensor._make
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -49,6 +49,7 @@ SUM = defop("SumBackward0", lambda xp, a, np_dtype: a.sum(dtype=np_dtype),
 SUM_DIM = defop("SumBackward1", _sum_fwd,
                 lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
                     self_sym_sizes), saved=("self_sym_sizes", "dims", "keepdim"))
+SUM_DIM.node_cls._saved_names = ("self_sym_sizes", "dim", "keepdim")  # (torch's names)
 
 
 def _numel(shape) -> int:
@@ -64,6 +65,9 @@ MEAN = defop("MeanBackward0", lambda xp, a: a.mean(),
 MEAN_DIM = defop("MeanBackward1", lambda xp, a, dims, keepdim: a.mean(axis=dims, keepdims=keepdim),
                  lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
                      self_sym_sizes) / _count(self_sym_sizes, dims), saved=("self_sym_sizes", "dims", "keepdim"))
+MEAN_DIM.node_cls._saved_names = ("self_sym_sizes", "dim", "keepdim")  # (torch's names)
+for _op in (MEAN, MEAN_DIM):  # (torch saves the element count too; here it is read from the shape)
+    _op.node_cls._saved_self_sym_numel = property(lambda node: _numel(node._saved_self_sym_sizes))
 
 
 def _count(shape, dims) -> int:
@@ -94,8 +98,11 @@ def _prod_grad(g, self, result, dims, keepdim):
 PROD = defop("ProdBackward0", lambda xp, a, dims, keepdim: a.prod(),
              lambda g, self, result, dims, keepdim: _prod_grad(g, self, result, None, False),
              saved=("self", "result", "dims", "keepdim"))
+PROD.node_cls._saved_names = ("self", "result")  # (torch's names)
 PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: a.prod(axis=dims, keepdims=keepdim),
                  _prod_grad, saved=("self", "result", "dims", "keepdim"))
+PROD_DIM.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
+show_saved_as(PROD_DIM, "dim", lambda dims: dims[0])  # (prod takes one dim)
 
 
 def _evenly(g, self, result):
@@ -136,10 +143,12 @@ MAX_DIM = defop("MaxBackward0", _max_dim_fwd,
                 lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
                                                                                   result1),
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
+MAX_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 MIN_DIM = defop("MinBackward0", _max_dim_fwd,
                 lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
                                                                                   result1),
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
+MIN_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 
 
 def _amax_grad(g, self, result, dims, keepdim):
@@ -152,8 +161,12 @@ def _amax_grad(g, self, result, dims, keepdim):
 
 AMAX = defop("AmaxBackward0", lambda xp, a, dims, keepdim: a.max(axis=dims, keepdims=keepdim), _amax_grad,
              saved=("self", "result", "dims", "keepdim"))
+AMAX.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
+show_saved_as(AMAX, "dim", lambda dims: () if dims is None else dims)  # (every dim: torch's ())
 AMIN = defop("AminBackward0", lambda xp, a, dims, keepdim: a.min(axis=dims, keepdims=keepdim), _amax_grad,
              saved=("self", "result", "dims", "keepdim"))
+AMIN.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
+show_saved_as(AMIN, "dim", lambda dims: () if dims is None else dims)  # (every dim: torch's ())
 
 
 def _dof(n: int, correction) -> float:
@@ -194,8 +207,10 @@ def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
 
 
 VAR = defop("VarBackward0", _var_fwd, _var_grad, saved=("self", "dims", "correction", "keepdim"))
+VAR.node_cls._saved_names = ("self", "dim", "correction", "keepdim")  # (torch's names)
 STD = defop("StdBackward0", lambda xp, a, dims, correction, keepdim: xp.sqrt(_var_fwd(xp, a, dims, correction, keepdim)),
             _std_grad, saved=("self", "dims", "correction", "keepdim", "result"))
+STD.node_cls._saved_names = ("self", "dim", "correction", "keepdim", "result")  # (torch's names)
 
 
 def _logsumexp_fwd(xp, a, dims, keepdim):
@@ -209,6 +224,7 @@ LOGSUMEXP = defop("LogsumexpBackward0", _logsumexp_fwd,
                   lambda g, self, result, dims, keepdim: _grad_to_input(g, self._data.shape, dims, keepdim) * (
                       self - _grad_to_input(result, self._data.shape, dims, keepdim)).exp(),
                   saved=("self", "result", "dims", "keepdim"))
+LOGSUMEXP.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
 
 
 def _norm_fwd(xp, a, p, dims, keepdim):
@@ -245,6 +261,7 @@ def _norm_grad(g, self, p, dims, keepdim, result):
 
 
 NORM = defop("LinalgVectorNormBackward0", _norm_fwd, _norm_grad, saved=("self", "p", "dims", "keepdim", "result"))
+NORM.node_cls._saved_names = ("self", "ord", "dim", "keepdim", "result")  # (torch's names)
 
 
 def _row_max(xp, a, dim):
@@ -450,7 +467,8 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         raise NotImplementedError("nuclear norm is not supported by leafgrad")
     require_float_norm_input(input, "linalg.vector_norm")
     dims = normalize_dims(dim, input._data.ndim)
-    return apply(NORM, (input,), (float(p), dims, keepdim))
+    # (p kept as given, int or float: torch's grad_fn._saved_ord shows it so)
+    return apply(NORM, (input,), (p if p.__class__ in (int, float) else float(p), dims, keepdim))
 
 
 def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor:

@@ -19,7 +19,8 @@ from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
-__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of"]
+__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of",
+           "show_saved_as"]
 
 _new = object.__new__
 _make = Tensor._make
@@ -54,6 +55,13 @@ def _install_saved_properties(cls) -> None:
             type.__setattr__(cls, "_saved_" + name, property(
                 (lambda self, k=k: _saved_value(self, k)) if read is None else
                 (lambda self, k=k, read=read: read(_saved_value(self, k)))))
+
+
+def show_saved_as(op: "OpDef", name: str, read: Callable) -> None:
+    """Show ``grad_fn._saved_<name>`` as ``read(value)``: the form torch shows for a value this op
+    keeps in another form for its formula (prod's one dim as an int, amax's "every dim" as ())."""
+    k = op.node_cls._saved_names.index(name)
+    type.__setattr__(op.node_cls, "_saved_" + name, property(lambda self: read(_saved_value(self, k))))
 
 
 def _saved_value(node: "OpNode", k: int):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, defop
+from .registry import apply, defop, show_saved_as
 
 _make = Tensor._make
 
@@ -118,6 +118,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 TRANSPOSE = defop("TransposeBackward0", lambda xp, a, d0, d1: xp.swapaxes(a, d0, d1),
                   lambda g, d0, d1: g.transpose(d0, d1), saved=("d0", "d1"), view=True)
+TRANSPOSE.node_cls._saved_names = ("dim0", "dim1")  # (torch's names)
 T = defop("TBackward0", lambda xp, a: a.T, lambda g: g.t(), view=True)
 
 
@@ -206,6 +207,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 # expand's gradient is the sum over the broadcast dims: the engine reduces it, as for any
 # broadcasting op, so the formula is the identity.
 EXPAND = defop("ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape), lambda g: g, view=True)
+EXPAND.node_cls._saved_self_sym_sizes = property(lambda node: node._in_meta[0][0])  # (torch's saved shape)
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
@@ -354,6 +356,7 @@ def _cat_fwd(xp, arrays, dim, sizes):
 
 
 CAT = defop("CatBackward0", _cat_fwd, _cat_back, saved=("dim", "sizes"), variadic=True)
+CAT.node_cls._saved_names = ("dim",)  # (torch's names)
 STACK = defop("StackBackward0", lambda xp, arrays, dim: xp.stack(arrays, axis=dim),
               lambda g, i, dim: g.select(dim, i), saved=("dim",), variadic=True)
 
@@ -442,6 +445,8 @@ def _split_fwd(xp, a, dim, split_sizes):
 
 SPLIT = defop("SplitBackward0", _split_fwd, _split_back, saved=("dim", "split_sizes", "self_sym_sizes"),
               n_out=-1, view=True)
+SPLIT.node_cls._saved_names = ("dim", "split_size", "self_sym_sizes")  # (torch's: one size, the last chunk may be
+show_saved_as(SPLIT, "split_size", lambda sizes: sizes[0])  # smaller; the formula takes every chunk's size)
 SPLIT_SIZES = defop("SplitWithSizesBackward0", _split_fwd, _split_back,
                     saved=("dim", "split_sizes", "self_sym_sizes"), n_out=-1, view=True)
 
@@ -511,6 +516,7 @@ def _unbind_back(grads, dim, self_sym_sizes):
 
 UNBIND = defop("UnbindBackward0", lambda xp, a, dim: tuple(xp.moveaxis(a, dim, 0)), _unbind_back,
                saved=("dim", "self_sym_sizes"), n_out=-1, view=True)
+UNBIND.node_cls._saved_names = ("dim",)  # (torch's names)
 
 
 def unbind(input: Tensor, dim: int = 0):
