@@ -32,6 +32,10 @@ def _lib_cases(m):
         "scatter_src": (lambda x: (lambda i: (m.zeros(2, 3, dtype=m.float64).scatter(1, i, x * 1), i))(
             m.tensor([[0, 1, 2], [2, 1, 0]])), "_saved_index"),
         "nll_loss": (lambda x: (lambda t: (F.nll_loss(x * 1, t), t))(m.tensor([0, 2])), "_saved_target"),
+        # the op's input itself (torch keeps it, though only its shape is read)
+        "gather_self": (lambda x: (lambda y: (y.gather(1, m.tensor([[0], [2]])), y))(x * 1), "_saved_self"),
+        "masked_select_self": (lambda x: (lambda y: (y.masked_select(m.tensor([[True, False, True]] * 2)), y))(x * 1),
+                               "_saved_self"),
     }
 
 

@@ -9,9 +9,7 @@ Known differences, left out below: a negative dim (torch keeps it as given and i
 reads it back as an unsigned 64-bit number; leafgrad keeps the dim it normalised), var/std
 called with no arguments at all (torch shows correction None, leafgrad the 1 it used),
 ``2.0 ** t`` (torch also keeps the exponent tensor) and embedding's ``sparse`` (leafgrad
-computes dense gradients only, and keeps no flag). gather and masked_select keep their input's
-shape where torch keeps the input itself, so an in-place change to that input after the op is
-not refused as torch refuses it.
+computes dense gradients only, and keeps no flag). gather's ``sparse_grad`` is not kept either.
 """
 from __future__ import annotations
 
@@ -57,6 +55,7 @@ CASES = {
     "split_sizes": lambda m, a: a.split([1, 3], 1)[0],
     "chunk": lambda m, a: a.chunk(2, 0)[1],
     "where": lambda m, a: m.where(a > 0, a, a * 2),
+    "masked_select": lambda m, a: a.masked_select(a > 0),
     "mse_loss": lambda m, a: m.nn.functional.mse_loss(a, m.zeros(3, 4, dtype=m.float64)),
 }
 

@@ -179,9 +179,11 @@ def _gather_fwd(xp, a, dim, index):
     return a[_gather_index(xp, index._data, dim)]
 
 
+# (gather and masked_select keep their input itself, as torch does, though the formulas read only
+# its shape: an in-place change to the input before backward is then refused as torch refuses it)
 GATHER = defop("GatherBackward0", _gather_fwd,
-               lambda g, self_sym_sizes, dim, index: scatter_into_zeros(self_sym_sizes, dim, index, g),
-               saved=("self_sym_sizes", "dim", "index"))
+               lambda g, self, dim, index: scatter_into_zeros(self._data.shape, dim, index, g),
+               saved=("self", "dim", "index"))
 SCATTER_ADD_ZEROS = defop("ScatterAddBackward0", _scatter_add_zeros_fwd,
                           lambda g, dim, index: gather(g, dim, index), saved=("dim", "index"))
 
@@ -243,9 +245,9 @@ def _masked_scatter_zeros_fwd(xp, g, shape, mask):
 # masked_select reads the (broadcast) input where the mask is set; its gradient writes back there,
 # and the engine sums a broadcast input's share
 MASKED_SELECT = defop("MaskedSelectBackward0", _masked_select_fwd,
-                      lambda g, self_sym_sizes, mask: apply(MASKED_SCATTER_ZEROS, (g,), (
-                          tuple(np.broadcast_shapes(tuple(self_sym_sizes), mask._data.shape)), mask)),
-                      saved=("self_sym_sizes", "mask"))
+                      lambda g, self, mask: apply(MASKED_SCATTER_ZEROS, (g,), (
+                          tuple(np.broadcast_shapes(self._data.shape, mask._data.shape)), mask)),
+                      saved=("self", "mask"))
 MASKED_SCATTER_ZEROS = defop("MaskedScatterBackward0", _masked_scatter_zeros_fwd,
                              lambda gg, mask: apply(MASKED_SELECT, (gg,), (mask,)), saved=("mask",))
 
