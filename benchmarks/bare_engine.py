@@ -19,6 +19,7 @@ is what torch's semantics and leafgrad's explanations cost.
 
     python benchmarks/bare_engine.py              # batch 128 and 4, 30 rounds each
     python benchmarks/bare_engine.py --quick      # tiny: proves it runs and matches NumPy (CI)
+    python benchmarks/bare_engine.py --phases     # also: forward / backward / update of each engine
 
 The three implementations run in one process, interleaved round by round (one thread,
 the fastest round of each kept), and the bare engine's loss and gradients are checked
@@ -228,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="batch 16, 3 rounds: proves it runs (CI)")
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--batches", default="128,4", help="W2 batch sizes to measure")
+    ap.add_argument("--phases", action="store_true",
+                    help="also split each step of the bare engine and leafgrad into forward, backward, update")
     args = ap.parse_args(argv)
     from threadpoolctl import threadpool_limits
     threadpool_limits(1)
@@ -257,7 +260,38 @@ def main(argv: list[str] | None = None) -> int:
         for name, t in best.items():
             extra = (t - best["numpy"]) * 1e6
             print(f"  {name:12s} {t * 1e3:9.3f} {t / best['numpy']:8.2f}x {extra:13.0f} us")
+        if args.phases:
+            _print_phases({k: impls[k] for k in ("bare engine", "leafgrad")}, rounds)
     return 0
+
+
+def _print_phases(impls: dict, rounds: int) -> None:
+    """Where each engine's step goes: ``loss()``, ``backward()``, and the update under no_grad.
+
+    The same code runs on both engines, so each column's difference is what leafgrad adds in that
+    phase (its tensors and nodes, its checks, its saved-tensor bookkeeping) over the bare minimum.
+    """
+    best = {name: [float("inf")] * 3 for name in impls}
+    for _ in range(rounds):
+        for name, b in impls.items():
+            lib = b.lib
+            spent = [0.0, 0.0, 0.0]
+            for _ in range(10):
+                t0 = time.perf_counter()
+                loss = b.loss()
+                t1 = time.perf_counter()
+                loss.backward()
+                t2 = time.perf_counter()
+                workloads.sgd_update(lib, b.params)
+                t3 = time.perf_counter()
+                spent[0] += t1 - t0
+                spent[1] += t2 - t1
+                spent[2] += t3 - t2
+            best[name] = [min(a, s / 10) for a, s in zip(best[name], spent)]
+    print("  phases, us per step (fastest round of each):")
+    print(f"  {'impl':12s} {'forward':>9s} {'backward':>9s} {'update':>9s}")
+    for name, (f, bw, u) in best.items():
+        print(f"  {name:12s} {f * 1e6:9.1f} {bw * 1e6:9.1f} {u * 1e6:9.1f}")
 
 
 if __name__ == "__main__":
