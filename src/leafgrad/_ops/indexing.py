@@ -158,25 +158,23 @@ def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
 
 
 def _gather_index(xp, idx, dim):
+    """The positions ``idx`` names along ``dim``, as a NumPy index. torch reads a 0-d tensor as
+    one of size 1 along dim 0, so a 0-d index picks from the 1-element view of a 0-d tensor."""
+    if idx.ndim == 0:
+        return (idx,)
     ii = list(xp.indices(idx.shape, sparse=True))
     ii[dim] = idx
     return tuple(ii)
 
 
 def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
-    if not shape:  # (a 0-d input: its one element is position 0 of dim 0, as in torch)
-        z = xp.zeros(1, dtype=src.dtype)
-        xp.add.at(z, index._data, src)
-        return z.reshape(())
-    z = xp.zeros(shape, dtype=src.dtype)
+    z = xp.zeros(shape or (1,), dtype=src.dtype)
     xp.add.at(z, _gather_index(xp, index._data, dim), src)
-    return z
+    return z if shape else z.reshape(())
 
 
 def _gather_fwd(xp, a, dim, index):
-    if a.ndim == 0:  # (torch reads a 0-d tensor as one of size 1 along dim 0)
-        return a.reshape(1)[index._data]
-    return a[_gather_index(xp, index._data, dim)]
+    return (a if a.ndim else a.reshape(1))[_gather_index(xp, index._data, dim)]
 
 
 # (gather and masked_select keep their input itself, as torch does, though the formulas read only
