@@ -44,3 +44,31 @@ def test_src_larger_than_index_refuses_backward_as_torch(torch):
     for m in (torch, lg):
         with pytest.raises(RuntimeError, match="returned an invalid gradient at index 1"):
             _run(m, (2, 4))
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter_add", "scatter_src", "scatter_value", "scatter_multiply"])
+def test_zero_dim_tensors_match_torch(op):
+    """torch reads a 0-d tensor as one of size 1 along dim 0: every gather/scatter takes one."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    got = {}
+    for m in (torch, lg):
+        base = m.tensor(1.5, dtype=m.float64, requires_grad=True)
+        src = m.tensor(-2.0, dtype=m.float64, requires_grad=True)
+        idx = m.tensor(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (scatter's reduce= is deprecated in both)
+            out = {"gather": lambda: (base * 2).gather(0, idx),
+                   "scatter_add": lambda: (base * 1).scatter_add(0, idx, src),
+                   "scatter_src": lambda: (base * 1).scatter(0, idx, src),
+                   "scatter_value": lambda: (base * 1).scatter(0, idx, 4.0),
+                   "scatter_multiply": lambda: (base * 1).scatter(0, idx, src, reduce="multiply")}[op]()
+        try:
+            out.backward()
+            refused = None
+        except RuntimeError as e:  # (scatter with reduce= has no derivative in torch)
+            refused = str(e).split(".")[0].split(" (")[0]  # (the opening words torch users search for)
+        got[m] = (out.item(), out.dim(), type(out.grad_fn).__name__, refused,
+                  None if base.grad is None else base.grad.item(), None if src.grad is None else src.grad.item())
+    assert got[lg] == got[torch]

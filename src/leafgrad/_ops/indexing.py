@@ -158,8 +158,8 @@ def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
 
 
 def _gather_index(xp, idx, dim):
-    """The positions ``idx`` names along ``dim``, as a NumPy index. torch reads a 0-d tensor as
-    one of size 1 along dim 0, so a 0-d index picks from the 1-element view of a 0-d tensor."""
+    """The positions ``idx`` names along ``dim``, as a NumPy index into ``_along(array)``. torch
+    reads a 0-d tensor as one of size 1 along dim 0: a 0-d index picks from that 1-element view."""
     if idx.ndim == 0:
         return (idx,)
     ii = list(xp.indices(idx.shape, sparse=True))
@@ -167,14 +167,19 @@ def _gather_index(xp, idx, dim):
     return tuple(ii)
 
 
+def _along(a):
+    """``a`` as gather/scatter index it: a 0-d array as a 1-element view (writes reach ``a``)."""
+    return a if a.ndim else a.reshape(1)
+
+
 def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
-    z = xp.zeros(shape or (1,), dtype=src.dtype)
-    xp.add.at(z, _gather_index(xp, index._data, dim), src)
-    return z if shape else z.reshape(())
+    z = xp.zeros(shape, dtype=src.dtype)
+    xp.add.at(_along(z), _gather_index(xp, index._data, dim), src)
+    return z
 
 
 def _gather_fwd(xp, a, dim, index):
-    return (a if a.ndim else a.reshape(1))[_gather_index(xp, index._data, dim)]
+    return _along(a)[_gather_index(xp, index._data, dim)]
 
 
 # (gather and masked_select keep their input itself, as torch does, though the formulas read only
@@ -209,7 +214,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 def _scatter_add_fwd(xp, a, src, dim, index):
     out = a.copy()
-    xp.add.at(out, _gather_index(xp, index._data, dim), src[tuple(slice(0, s) for s in index._data.shape)])
+    xp.add.at(_along(out), _gather_index(xp, index._data, dim), src[tuple(slice(0, s) for s in index._data.shape)])
     return out
 
 
@@ -259,13 +264,13 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 def _scatter_src_fwd(xp, a, src, dim, index):
     out = a.copy()
-    out[_gather_index(xp, index._data, dim)] = src[tuple(slice(0, s) for s in index._data.shape)]
+    _along(out)[_gather_index(xp, index._data, dim)] = src[tuple(slice(0, s) for s in index._data.shape)]
     return out
 
 
 def _scatter_value_fwd(xp, a, dim, index, value):
     out = a.copy()
-    out[_gather_index(xp, index._data, dim)] = value
+    _along(out)[_gather_index(xp, index._data, dim)] = value
     return out
 
 
@@ -282,7 +287,7 @@ SCATTER_VALUE = defop("ScatterBackward1", _scatter_value_fwd,
 def _scatter_reduce_fwd(xp, a, src, dim, index, reduce):
     out = a.copy()
     vals = src[tuple(slice(0, s) for s in index._data.shape)] if src.ndim else src
-    (xp.add if reduce == "add" else xp.multiply).at(out, _gather_index(xp, index._data, dim), vals)
+    (xp.add if reduce == "add" else xp.multiply).at(_along(out), _gather_index(xp, index._data, dim), vals)
     return out
 
 
