@@ -30,6 +30,9 @@ from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bi
                              logical_and, logical_not, logical_or, logical_xor, lt, maximum, minimum, mul, ne, neg,
                              negative, not_equal, pow, reciprocal, relu, remainder, round, rsqrt, rsub, sigmoid, sign,
                              sin, sqrt, square, sub, tan, tanh, true_divide, trunc, where)
+from ._ops.pointwise_math import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan2, arctanh, asin, asinh,
+                                  atan2, atanh, cosh, deg2rad, erfc, erfinv, exp2, frac, heaviside, hypot, logaddexp,
+                                  logaddexp2, logit, nan_to_num, rad2deg, sgn, signbit, sinc, sinh, xlogy)
 from ._ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero, cumsum, logsumexp, max, mean,
                              min, norm, prod, softmax, log_softmax, std, sum, var)
 from ._ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer, vdot

@@ -86,3 +86,18 @@ def test_saved_names_and_values_match_torch(case):
             np.testing.assert_allclose(lv[1], tv[1], rtol=1e-12, err_msg=n)
         else:
             assert lv == tv and type(lv) is type(tv), (n, lv, tv)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, y: y.clamp_min_(0.0), lambda m, y: y.clamp_max_(0.5),
+    lambda m, y: y.clamp_min_(m.tensor(0.0, dtype=m.float64)), lambda m, y: y.clamp_max_(m.tensor([0.0, 1.0, 2.0, 0.1]))])
+def test_one_sided_inplace_clamps_record_torchs_nodes(call):
+    got = {}
+    for m in (torch, lg):
+        x = m.tensor(A[0].copy(), requires_grad=True)
+        y = x * 1
+        call(m, y)
+        y.sum().backward()
+        got[m] = (type(y.grad_fn).__name__, sorted(n for n in dir(y.grad_fn) if n.startswith("_saved_")
+                                                   and n != "_saved_names"), y.tolist(), x.grad.tolist())
+    assert got[lg] == got[torch]

@@ -110,3 +110,65 @@ def chain(t, depth: int = 3) -> str:
         kids = ", ".join(rec(n, d + 1) for n, _ in fn.next_functions)
         return f"{name}({kids})" if kids else name
     return rec(t.grad_fn, 0)
+
+
+# ----------------------------------------------------------------------------- strict comparisons
+# (used by the *_extra_vs_torch tests: values with NaN and the sign of zero, whole graphs, errors)
+STRICT_TOL = {"float64": dict(rtol=1e-9, atol=1e-12), "float32": dict(rtol=2e-5, atol=1e-6)}
+SECOND_ORDER_TOL = {"float64": dict(rtol=1e-8, atol=1e-11), "float32": dict(rtol=1e-3, atol=1e-5)}
+
+
+def same_values(a, b, dtype: str, tol=None, signs: bool = False) -> None:
+    """Equal values (NaN where torch has NaN), shape and dtype; with ``signs``, the sign of each zero
+    too (checked for outputs, whose -0.0 a caller can see; a gradient's zero sign is the kernel's)."""
+    x, y = np_of(a), np_of(b)
+    assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
+    np.testing.assert_allclose(x, y, equal_nan=True, **(tol or STRICT_TOL)[dtype])
+    if signs:
+        np.testing.assert_array_equal(np.signbit(x[x == 0]), np.signbit(y[x == 0]))
+
+
+def graph_nodes(fn) -> list:
+    """Every node of the graph below ``fn``, depth first, each once."""
+    out, seen, stack = [], set(), [fn]
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        out.append(f)
+        stack.extend(n for n, _ in reversed(f.next_functions))
+    return out
+
+
+def saved_names(fn) -> list:
+    """(node name, its ``_saved_*`` attribute names) for every node below ``fn``."""
+    return [(f.name().split("::")[-1], sorted(a for a in dir(f) if a.startswith("_saved_") and a != "_saved_names"))
+            for f in graph_nodes(fn)]
+
+
+def same_graph(out_l, out_t) -> None:
+    """The same grad_fn tree (names, edges) and, node for node, the same saved attribute names."""
+    assert chain(out_l, 99) == chain(out_t, 99)
+    assert saved_names(out_l.grad_fn) == saved_names(out_t.grad_fn)
+
+
+def raised(fn):
+    """The exception ``fn()`` raises, or None."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return e
+    return None
+
+
+def same_error(call_l, call_t) -> None:
+    """An exception of torch's type (leafgrad's autograd errors subclass it), whose message opens
+    with torch's (leafgrad may add a hint after it)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        el, et = raised(call_l), raised(call_t)
+    assert et is not None and el is not None, (el, et)
+    assert isinstance(el, type(et)), (el, et)
+    assert str(el).startswith(str(et)), (str(el), str(et))

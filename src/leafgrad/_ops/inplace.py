@@ -396,6 +396,19 @@ def check_broadcast_into(self: Tensor, *others: Tensor) -> None:
                            "in-place op cannot change the shape of the tensor it writes into.")
 
 
+def broadcast_or_raise(*shapes: tuple) -> tuple:
+    """The shapes broadcast left to right, as torch's TensorIterator does, so a clash is
+    reported (with torch's message) between the shape so far and the operand that breaks it."""
+    out = shapes[0]
+    for s in shapes[1:]:
+        if s != out:
+            try:
+                out = np.broadcast_shapes(out, s)
+            except ValueError:
+                raise_broadcast_error(out, s)
+    return tuple(out)
+
+
 def raise_broadcast_error(a: tuple, b: tuple) -> None:
     """torch's wording for shapes that do not broadcast, naming the first dimension that clashes."""
     n = max(len(a), len(b))

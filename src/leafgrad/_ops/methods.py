@@ -13,6 +13,7 @@ from . import indexing as I
 from . import inplace as IP
 from . import linalg as L
 from . import pointwise as P
+from . import pointwise_math as PM
 from . import reduction as R
 from . import shape as S
 from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
@@ -127,6 +128,18 @@ def _clamp_(self, min=None, max=None):
     return IP.inplace(P.CLAMP, self, (), (min, max), "clamp_")
 
 
+def _clamp_side_(op, op_tensor, name: str):
+    """``clamp_min_``/``clamp_max_``: torch records the one-sided node (ClampMinBackward0 for a
+    number, ClampMinBackward1 for a tensor bound), not clamp's."""
+    def m(self, bound):
+        if isinstance(bound, Tensor):
+            return IP.binary_(op_tensor, self, bound, (), name, 3)
+        IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
+        return IP.inplace(op, self, (), (bound,), name, 3)
+    m.__name__ = name
+    return m
+
+
 def _masked_fill_(self, mask, value):
     if isinstance(value, Tensor):
         return IP.inplace(I.MASKED_FILL_T, self, (value,), (mask,), "masked_fill_")
@@ -148,6 +161,40 @@ def _lerp_(self, end, weight):
     op, others, params = P.lerp_check(self, end, weight)
     IP.check_broadcast_into(self, *others)
     return IP.inplace(op, self, others, params, "lerp_")
+
+
+def _float_binary_(name, op, method_name):
+    """atan2_ / hypot_: the out-of-place form's checks (a tensor operand, torch's dtype rules),
+    then the op written into the tensor."""
+    def m(self, other):
+        PM.binary_dtype(name, self, other)
+        return IP.binary_(op, self, other, (), method_name)
+    return P.tensors_only_method(m, method_name)
+
+
+def _xlogy_(self, other):
+    PM.binary_dtype("xlogy", self, other)
+    if isinstance(other, Tensor):
+        return IP.binary_(PM.XLOGY, self, other, (), "xlogy_")
+    return IP.inplace(PM.XLOGY_NUMBER_OTHER, self, (), (other,), "xlogy_")
+
+
+def _heaviside(self, values):
+    PM.heaviside_check(self, values, position=1)  # (torch counts ``values`` as position 1 on the method)
+    return PM.heaviside(self, values)
+
+
+def _heaviside_(self, values):
+    PM.heaviside_check(self, values, position=1)
+    return IP.binary_(PM.HEAVISIDE_INPLACE, self, values, (), "heaviside_")
+
+
+def _logit_(self, eps=None):
+    return IP.inplace(PM.LOGIT, self, (), (PM.logit_eps(eps),), "logit_")
+
+
+def _nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return IP.inplace(PM.NAN_TO_NUM, self, (), (nan, posinf, neginf), "nan_to_num_")
 
 
 def _T(self):
@@ -190,6 +237,15 @@ METHODS = {
     "addcmul_": _fused_(P.addcmul_check, P.ADDCMUL, "addcmul_"),
     "addcdiv_": _fused_(P.addcdiv_check, P.ADDCDIV, "addcdiv_"),
     "lerp_": _lerp_,
+    # more math (pointwise_math)
+    "asin": PM.asin, "arcsin": PM.asin, "acos": PM.acos, "arccos": PM.acos, "asinh": PM.asinh,
+    "arcsinh": PM.asinh, "acosh": PM.acosh, "arccosh": PM.acosh, "atanh": PM.atanh, "arctanh": PM.atanh,
+    "sinh": PM.sinh, "cosh": PM.cosh, "erfc": PM.erfc, "erfinv": PM.erfinv, "exp2": PM.exp2, "sinc": PM.sinc,
+    "frac": PM.frac, "sgn": PM.sgn, "logit": PM.logit, "deg2rad": PM.deg2rad, "rad2deg": PM.rad2deg,
+    "nan_to_num": PM.nan_to_num, "signbit": PM.signbit, "xlogy": PM.xlogy, "heaviside": _heaviside,
+    "atan2": P.tensors_only_method(PM.atan2, "atan2"), "arctan2": P.tensors_only_method(PM.atan2, "arctan2"),
+    "hypot": P.tensors_only_method(PM.hypot, "hypot"), "logaddexp": P.tensors_only_method(PM.logaddexp, "logaddexp"),
+    "logaddexp2": P.tensors_only_method(PM.logaddexp2, "logaddexp2"),
     # reductions
     "sum": R.sum, "mean": R.mean, "prod": R.prod, "max": _max_method, "min": _min_method, "amax": R.amax,
     "amin": R.amin, "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax,
@@ -227,10 +283,23 @@ METHODS = {
     "relu_": _unary_(P.RELU, "relu_"), "sigmoid_": _unary_(P.SIGMOID, "sigmoid_"),
     "tanh_": _unary_(P.TANH, "tanh_"), "reciprocal_": _unary_(P.RECIPROCAL, "reciprocal_"),
     "sign_": _unary_(P.SIGN, "sign_"), "clamp_": _clamp_, "clip_": _clamp_,
-    "clamp_min_": lambda self, min: _clamp_(self, min=min), "clamp_max_": lambda self, max: _clamp_(self, max=max),
+    "clamp_min_": _clamp_side_(P.CLAMP_MIN, P.CLAMP_MIN_T, "clamp_min_"),
+    "clamp_max_": _clamp_side_(P.CLAMP_MAX, P.CLAMP_MAX_T, "clamp_max_"),
     "zero_": IP.zero_, "fill_": IP.fill_, "copy_": IP.copy_, "masked_fill_": _masked_fill_,
     "index_put_": IP.index_put_, "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_,
     "exponential_": exponential_, "random_": random_,
+    "asin_": _unary_(PM.ASIN, "asin_"), "arcsin_": _unary_(PM.ASIN, "arcsin_"), "acos_": _unary_(PM.ACOS, "acos_"),
+    "arccos_": _unary_(PM.ACOS, "arccos_"), "asinh_": _unary_(PM.ASINH_INPLACE, "asinh_"),
+    "arcsinh_": _unary_(PM.ASINH_INPLACE, "arcsinh_"), "acosh_": _unary_(PM.ACOSH_INPLACE, "acosh_"),
+    "arccosh_": _unary_(PM.ACOSH_INPLACE, "arccosh_"), "atanh_": _unary_(PM.ATANH_INPLACE, "atanh_"),
+    "arctanh_": _unary_(PM.ATANH_INPLACE, "arctanh_"), "sinh_": _unary_(PM.SINH, "sinh_"),
+    "cosh_": _unary_(PM.COSH, "cosh_"),
+    "erfc_": _unary_(PM.ERFC, "erfc_"), "erfinv_": _unary_(PM.ERFINV, "erfinv_"), "exp2_": _unary_(PM.EXP2, "exp2_"),
+    "sinc_": _unary_(PM.SINC, "sinc_"), "frac_": _unary_(PM.FRAC, "frac_"), "sgn_": _unary_(PM.SGN, "sgn_"),
+    "deg2rad_": _unary_(PM.DEG2RAD, "deg2rad_"), "rad2deg_": _unary_(PM.RAD2DEG, "rad2deg_"), "logit_": _logit_,
+    "nan_to_num_": _nan_to_num_, "atan2_": _float_binary_("atan2", PM.ATAN2, "atan2_"),
+    "arctan2_": _float_binary_("atan2", PM.ATAN2, "arctan2_"), "hypot_": _float_binary_("hypot", PM.HYPOT, "hypot_"),
+    "xlogy_": _xlogy_, "heaviside_": _heaviside_,
 }
 
 for _name, _fn in METHODS.items():

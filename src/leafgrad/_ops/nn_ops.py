@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .. import _dtype as D
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
@@ -575,10 +576,7 @@ LEAKY_RELU = defop("LeakyReluBackward0",
                    lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False),
                    lambda g, self, negative_slope: where(self > 0, g, g * negative_slope),
                    saved=("self", "negative_slope"))
-ELU = defop("EluBackward0",
-            lambda xp, x, alpha: xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))).astype(x.dtype, copy=False),
-            lambda g, self, alpha: where(self > 0, g, g * (self.clamp(max=0).exp() * alpha)),
-            saved=("self", "alpha"))
+# (elu lives with selu and celu, which share its kernel: nn_activations.py)
 
 
 def _softplus_fwd(xp, x, beta, threshold):
@@ -877,6 +875,8 @@ def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index
 MUL_SCALAR = defop("MulBackward1", lambda xp, a, scalar: a * scalar, lambda g, scalar: g * scalar, saved=("scalar",))
 DIV_SCALAR = defop("DivBackward1", lambda xp, a, scalar: a / scalar, lambda g, scalar: g / scalar, saved=("scalar",))
 MUL_SCALAR.node_cls._saved_names = DIV_SCALAR.node_cls._saved_names = ("other",)  # torch's attribute name
+ADD_SCALAR = defop("AddBackward1", lambda xp, a, scalar: a + scalar, lambda g: g)
+SUB_SCALAR = defop("SubBackward1", lambda xp, a, scalar: a - scalar, lambda g: g)
 
 
 def mul_scalar(t: Tensor, s: float) -> Tensor:
@@ -885,6 +885,22 @@ def mul_scalar(t: Tensor, s: float) -> Tensor:
 
 def div_scalar(t: Tensor, s: float) -> Tensor:
     return apply(DIV_SCALAR, (t,), (s,))
+
+
+def add_scalar(t: Tensor, s: float) -> Tensor:
+    return apply(ADD_SCALAR, (_number_operand(t, s),), (s,))
+
+
+def sub_scalar(t: Tensor, s: float) -> Tensor:
+    return apply(SUB_SCALAR, (_number_operand(t, s),), (s,))
+
+
+def _number_operand(t: Tensor, s) -> Tensor:
+    """An integer or bool tensor with a float number gives the default float dtype, as in torch
+    (NumPy would give float64)."""
+    if t.dtype._kind <= 1 and isinstance(s, float):
+        return t.to(D.get_default_dtype())
+    return t
 
 
 # =============================================================================== padding

@@ -679,6 +679,9 @@ def where(condition, input=None, other=None) -> Tensor:
     if cast is not None:
         a = a if a._data.dtype == cast else _cast_keep_graph(a, dt)
         b = b if b._data.dtype == cast else _cast_keep_graph(b, dt)
+    if not c._data.shape == a._data.shape == b._data.shape:  # (a clash names the condition first, as torch)
+        from .inplace import broadcast_or_raise
+        broadcast_or_raise(c._data.shape, a._data.shape, b._data.shape)
     return apply(WHERE, (a, b), (c,))
 
 

@@ -250,8 +250,9 @@ def _norm_grad(g, self, p, dims, keepdim, result):
         return None
     if p == 1:
         return gx * self.sign()
-    if p == 2:
-        return gx * self / rx.masked_fill(rx == 0, float("inf"))
+    if p == 2:  # torch's (self / norm).masked_fill_(norm == 0, 0): its own derivative is nan at a zero norm
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return gx * (self / rx).masked_fill(rx == 0, 0)
     if p == float("inf") or p == float("-inf"):  # the gradient goes to the largest (smallest) |x|, shared
         mask = self.abs() == rx
         count = mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
@@ -348,7 +349,7 @@ def _require_float(input: Tensor, name: str) -> None:
     if input.dtype._kind < 2:
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {input.dtype.name.capitalize()}")
+            f"Got: {D.scalar_type_name(input.dtype)}")
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:

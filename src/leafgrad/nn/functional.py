@@ -5,6 +5,10 @@ error messages), then call the differentiable ops of ``leafgrad/_ops/nn_ops.py``
 compose existing leafgrad ops. Where torch itself composes (``l1_loss``,
 ``cross_entropy``, ``linear`` on a batch of vectors), the composition is the same, so
 the recorded graph shows the grad_fn names torch's does.
+
+Two families live in files of their own and are re-exported here: the ELU family and the
+other kernel-backed activations (``_f_activations.py``), and the distance, divergence and
+margin losses (``_f_losses.py``). ``_reduction.py`` reads every loss's ``reduction``.
 """
 from __future__ import annotations
 
@@ -18,19 +22,26 @@ from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
-from .._ops.inplace import inplace as _inplace
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
 from .._ops.reduction import log_softmax as _log_softmax, softmax as _softmax
+from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish,  # noqa: F401
+                             mish, selu, selu_, softshrink, softsign, tanhshrink, threshold, threshold_)
+from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
+                        margin_ranking_loss, pairwise_distance, soft_margin_loss)
+from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
 
 _make = Tensor._make
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "embedding",
     "dropout", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "relu", "relu_", "relu6", "hardtanh",
-    "gelu", "silu", "leaky_relu", "elu", "softplus", "tanh", "sigmoid", "logsigmoid", "softmax", "log_softmax",
-    "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
+    "gelu", "silu", "leaky_relu", "elu", "elu_", "selu", "selu_", "celu", "celu_", "mish", "hardsigmoid",
+    "hardswish", "softsign", "tanhshrink", "softshrink", "hardshrink", "threshold", "threshold_", "glu", "softplus",
+    "tanh", "sigmoid", "logsigmoid", "softmax", "softmin", "log_softmax", "nll_loss", "cross_entropy", "mse_loss",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
+    "cosine_similarity", "pairwise_distance", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
     "multi_head_attention_forward",
 ]
 
@@ -44,22 +55,6 @@ def _tuple(x, n: int, name: str = "") -> tuple:
             raise RuntimeError(f"{name} must be an int or a tuple of {n} ints, got {tuple(x)}")
         return tuple(int(v) for v in x)
     return (int(x),) * n
-
-
-def _reduction(reduction: str, size_average=None, reduce=None) -> str:
-    if size_average is not None or reduce is not None:
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        reduction = "mean" if size_average and reduce else ("sum" if reduce else "none")
-        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
-                      "instead.", stacklevel=3)
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
-        reduction = "mean"
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
 
 
 def _type_name(t: Tensor) -> str:
@@ -410,13 +405,6 @@ def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
-def _act(op, input: Tensor, params: tuple, inplace: bool, name: str) -> Tensor:
-    from .._ops.registry import apply
-    if inplace:
-        return _inplace(op, input, (), params, name)
-    return apply(op, (input,), params)
-
-
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -441,10 +429,6 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     return _act(O.LEAKY_RELU, input, (negative_slope,), inplace, "leaky_relu_")
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _act(O.ELU, input, (alpha,), inplace, "elu_")
-
-
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return _act(O.SOFTPLUS, input, (beta, threshold), False, "softplus")
 
@@ -454,17 +438,23 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    return _softmax(input, _softmax_dim(input, dim), dtype=dtype)
+    return _softmax(input, _softmax_dim(input, dim, "softmax"), dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    return _log_softmax(input, _softmax_dim(input, dim), dtype=dtype)
+    return _log_softmax(input, _softmax_dim(input, dim, "log_softmax"), dtype=dtype)
 
 
-def _softmax_dim(input: Tensor, dim):
+def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """``softmax(-input)``: recorded as torch's Python writes it (NegBackward0, then SoftmaxBackward0)."""
+    dim = _softmax_dim(input, dim, "softmin")
+    return _softmax(-input, dim, dtype=dtype)
+
+
+def _softmax_dim(input: Tensor, dim, name: str):
     if dim is not None:
         return dim
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as "
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as "
                   "an argument.", stacklevel=4)
     return 0 if input._data.ndim in (0, 1, 3) else 1
 
@@ -484,14 +474,6 @@ def _broadcast_pair(input: Tensor, target: Tensor):
     a = input if input._data.shape == shape else input.expand(shape)
     b = target if target._data.shape == shape else target.expand(shape)
     return a, b
-
-
-def _apply_reduction(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
 
 
 def _weighted(loss: Tensor, weight, input: Tensor, reduction: str) -> Tensor:

@@ -8,10 +8,12 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, RNNBase
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
-                         Softmax, Softplus, Tanh)
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss, NLLLoss,
-                   SmoothL1Loss)
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
+                         Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, HingeEmbeddingLoss, HuberLoss,
+                   KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, SoftMarginLoss)
+from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .attention import MultiheadAttention
 
@@ -20,6 +22,9 @@ __all__ = [
     "Bilinear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
     "LayerNorm", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "ReLU", "ReLU6",
     "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LogSigmoid", "ELU",
-    "Softplus", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-    "BCEWithLogitsLoss", "Flatten", "Unflatten", "MultiheadAttention",
+    "Softplus", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish", "Tanhshrink", "Softshrink",
+    "Hardshrink", "Threshold", "GLU", "Softmin", "CosineSimilarity", "PairwiseDistance", "MSELoss", "L1Loss",
+    "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+    "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "Flatten", "Unflatten",
+    "MultiheadAttention",
 ]

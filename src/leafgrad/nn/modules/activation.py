@@ -13,7 +13,8 @@ from .. import functional as F
 from .module import Module, _settings
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
-           "ELU", "Softplus", "LogSigmoid"]
+           "ELU", "Softplus", "LogSigmoid", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
+           "Tanhshrink", "Softshrink", "Hardshrink", "Threshold", "GLU", "Softmin"]
 
 
 class _Activation(Module):
@@ -36,13 +37,17 @@ class _Activation(Module):
         return _settings(**{name: repr(v) if isinstance(v, str) else v for name, v in shown.items()})
 
 
-class ReLU(_Activation):
-    """``max(0, x)``. With ``inplace=True`` it overwrites its input, saving memory (not allowed on a leaf)."""
-
-    _function = staticmethod(F.relu)
+class _InplaceOption(_Activation):
+    """An activation whose one option is ``inplace`` (overwrite the input, saving memory; not on a leaf)."""
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(inplace=inplace)
+
+
+class ReLU(_InplaceOption):
+    """``max(0, x)``. With ``inplace=True`` it overwrites its input, saving memory (not allowed on a leaf)."""
+
+    _function = staticmethod(F.relu)
 
 
 class Hardtanh(_Activation):
@@ -87,23 +92,25 @@ class GELU(_Activation):
         super().__init__(approximate=approximate)
 
 
-class SiLU(_Activation):
+class SiLU(_InplaceOption):
     """``x * sigmoid(x)`` (also called swish)."""
 
     _function = staticmethod(F.silu)
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
 
+class _AlphaOption(_Activation):
+    """ELU and CELU: an ``alpha`` (the scale of the negative side, always shown) and ``inplace``."""
 
-class ELU(_Activation):
-    """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise: smooth, with negative outputs."""
-
-    _function = staticmethod(F.elu)
     _shown = ("alpha",)
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__(alpha=alpha, inplace=inplace)
+
+
+class ELU(_AlphaOption):
+    """``x`` for positive inputs, ``alpha * (exp(x) - 1)`` otherwise: smooth, with negative outputs."""
+
+    _function = staticmethod(F.elu)
 
 
 class Softplus(_Activation):
@@ -148,3 +155,107 @@ class LogSigmoid(_Activation):
     """``log(sigmoid(x))``, stable for large negative inputs."""
 
     _function = staticmethod(F.logsigmoid)
+
+
+class SELU(_InplaceOption):
+    """``scale * elu(x, alpha)`` with constants that keep activations near zero mean and unit variance."""
+
+    _function = staticmethod(F.selu)
+
+
+class CELU(_AlphaOption):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: an ELU whose slope is continuous at 0."""
+
+    _function = staticmethod(F.celu)
+
+
+class Mish(_InplaceOption):
+    """``x * tanh(softplus(x))``: smooth and non-monotonic, like SiLU."""
+
+    _function = staticmethod(F.mish)
+
+
+class Softsign(_Activation):
+    """``x / (1 + |x|)``: a tanh-like squashing with polynomial, not exponential, tails."""
+
+    _function = staticmethod(F.softsign)
+
+
+class _HardGate(_InplaceOption):
+    """Hardsigmoid and Hardswish: an ``inplace`` option that torch's repr never shows."""
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class Hardsigmoid(_HardGate):
+    """``clamp(x / 6 + 1/2, 0, 1)``: a cheap, piecewise-linear sigmoid."""
+
+    _function = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_HardGate):
+    """``x * hardsigmoid(x)``: a cheap swish (MobileNetV3)."""
+
+    _function = staticmethod(F.hardswish)
+
+
+class Tanhshrink(_Activation):
+    """``x - tanh(x)``."""
+
+    _function = staticmethod(F.tanhshrink)
+
+
+class _Shrink(_Activation):
+    """Softshrink and Hardshrink: one ``lambd``, shown bare in the repr as torch shows it."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(lambd=lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Softshrink(_Shrink):
+    """Shrink towards zero by ``lambd`` (soft thresholding, as in sparse coding)."""
+
+    _function = staticmethod(F.softshrink)
+
+
+class Hardshrink(_Shrink):
+    """Zero inside ``[-lambd, lambd]``, ``x`` outside (hard thresholding)."""
+
+    _function = staticmethod(F.hardshrink)
+
+
+class Threshold(_Activation):
+    """``value`` where ``x <= threshold``, ``x`` elsewhere."""
+
+    _function = staticmethod(F.threshold)
+    _shown = ("threshold", "value")
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__(threshold=threshold, value=value, inplace=inplace)
+
+
+class GLU(_Activation):
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second."""
+
+    _function = staticmethod(F.glu)
+    _shown = ("dim",)
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__(dim=dim)
+
+
+class Softmin(_Activation):
+    """``softmax(-x)`` along ``dim``: the smallest values get the largest weights."""
+
+    _function = staticmethod(F.softmin)
+    _shown = ("dim",)
+
+    def __init__(self, dim=None) -> None:
+        super().__init__(dim=dim)
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)

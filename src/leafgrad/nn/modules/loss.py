@@ -12,7 +12,8 @@ from .. import functional as F
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-           "BCEWithLogitsLoss"]
+           "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
+           "CosineEmbeddingLoss"]
 
 
 class _Loss(Module):
@@ -105,3 +106,56 @@ class BCEWithLogitsLoss(_Loss):
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None) -> None:
         super().__init__(size_average, reduce, reduction, buffers={"weight": weight, "pos_weight": pos_weight})
+
+
+class KLDivLoss(_Loss):
+    """KL divergence of ``target`` from the log-probabilities ``input``; use ``reduction='batchmean'`` for the
+    divergence per sample (``'mean'`` also divides by the number of classes)."""
+
+    _function = staticmethod(F.kl_div)
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction, log_target=log_target)
+
+
+class _PairLoss(_Loss):
+    """A loss of two inputs and a target of +-1 (a ranking or a similarity), with a ``margin``."""
+
+    def __init__(self, margin: float, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction, margin=margin)
+
+    def forward(self, input1, input2, target):
+        return self._function(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class MarginRankingLoss(_PairLoss):
+    """``max(0, -target * (input1 - input2) + margin)``: target 1 asks for input1 ranked above input2."""
+
+    _function = staticmethod(F.margin_ranking_loss)
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(margin, size_average, reduce, reduction)
+
+
+class CosineEmbeddingLoss(_PairLoss):
+    """``1 - cos`` for pairs marked similar (target 1), ``max(0, cos - margin)`` for dissimilar ones (-1)."""
+
+    _function = staticmethod(F.cosine_embedding_loss)
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(margin, size_average, reduce, reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` where target is 1, ``max(0, margin - x)`` where it is -1 (x is usually a distance)."""
+
+    _function = staticmethod(F.hinge_embedding_loss)
+
+    def __init__(self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction, margin=margin)
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-target * input))``: a logistic loss for targets of +-1."""
+
+    _function = staticmethod(F.soft_margin_loss)
