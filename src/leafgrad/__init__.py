@@ -114,11 +114,19 @@ def compile(model=None, **kwargs):
     return model if model is not None else (lambda m: m)
 
 
+# torch's top-level forms of some nn.functional functions (torch.selu, torch.cosine_similarity, ...):
+# the same functions, found in nn.functional on first use
+_FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink", "threshold", "threshold_", "relu_",
+                                 "cosine_similarity", "pairwise_distance"})
+
+
 def __getattr__(name: str):
     # the training library is imported on first use, keeping `import leafgrad` fast
     import importlib
     if name in ("nn", "optim", "utils", "viz", "explain_module"):
         return importlib.import_module(f".{name}", __name__)
+    if name in _FROM_NN_FUNCTIONAL:
+        return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("explain", "explain_grad"):
         mod = importlib.import_module(".explain", __name__)
         return getattr(mod, name)
