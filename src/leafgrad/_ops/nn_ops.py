@@ -837,14 +837,13 @@ def _nll_total_weight(node) -> Tensor:
     """``grad_fn._saved_total_weight``: torch's second output of the nll forward, the sum of the
     weights of the targets not ignored (their count when unweighted; 0 for reduction='none')."""
     x_shape, x_dtype = node._in_meta[0]
-    target, weight, reduction = node._saved_target, node._saved_weight, node._saved[3]
+    target, weight, reduction = node._saved_target, node._saved_weight, node._saved[3]  # (raise once freed)
+    xp = backend_for_array(target._data).xp
     if reduction == "none":
-        return _make(np.zeros((), dtype=x_dtype))
+        return _make(xp.zeros((), dtype=x_dtype))
     c = x_shape[0 if len(x_shape) == 1 else 1]
-    _, w, keep = _nll_pick(np, target, weight, node._saved[4], c, x_dtype, node._saved[5])
-    if w is not None:
-        return _make(np.asarray(w.sum(), dtype=x_dtype))
-    return _make(np.asarray(target._data.size, dtype=x_dtype))
+    _, w, _ = _nll_pick(xp, target, weight, node._saved[4], c, x_dtype, node._saved[5])
+    return _make(xp.asarray(w.sum() if w is not None else target._data.size, dtype=x_dtype))
 
 
 # (``nothing_ignored`` is saved last and left out of ``_saved_names``: torch's nodes show the first five,
