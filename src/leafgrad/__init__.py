@@ -39,6 +39,9 @@ from ._ops.linalg import addmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, ou
 from ._ops.shape import (broadcast_to, cat, chunk, concat, concatenate, diagonal, flatten, flip, hstack, movedim,
                          narrow, permute, repeat, reshape, roll, select, split, squeeze, stack, swapaxes, swapdims, t,
                          tensor_split, tile, transpose, unbind, unflatten, unsqueeze, vstack)
+from ._ops.sorting import argsort, cummax, cummin, kthvalue, median, msort, nanmedian, sort, topk
+from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, kron, logcumsumexp, meshgrid,
+                               repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)

@@ -16,6 +16,8 @@ from . import pointwise as P
 from . import pointwise_math as PM
 from . import reduction as R
 from . import shape as S
+from . import shape_extra as SX
+from . import sorting as SO
 from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
 
 
@@ -251,6 +253,9 @@ METHODS = {
     "amin": R.amin, "var": R.var, "std": R.std, "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax,
     "log_softmax": R.log_softmax, "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any,
     "count_nonzero": R.count_nonzero, "cumsum": R.cumsum,
+    # sorting and order statistics
+    "sort": SO.sort, "argsort": SO.argsort, "msort": SO.msort, "topk": SO.topk, "kthvalue": SO.kthvalue,
+    "median": SO.median, "nanmedian": SO.nanmedian, "cummax": SO.cummax, "cummin": SO.cummin,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "vdot": L.vdot, "inner": L.inner,
     "outer": L.outer, "ger": L.outer,
@@ -262,6 +267,10 @@ METHODS = {
     "expand_as": S.expand_as, "broadcast_to": S.broadcast_to, "narrow": S.narrow, "select": S.select,
     "diagonal": S.diagonal, "flip": S.flip, "split": S.split, "chunk": S.chunk, "tensor_split": S.tensor_split,
     "unbind": S.unbind, "contiguous": S.contiguous, "repeat": S.repeat, "tile": S.tile, "roll": S.roll,
+    # less common shape and cumulative functions (shape_extra)
+    "trace": SX.trace, "diag": SX.diag, "diag_embed": SX.diag_embed, "cumprod": SX.cumprod,
+    "logcumsumexp": SX.logcumsumexp, "diff": SX.diff, "rot90": SX.rot90, "fliplr": SX.fliplr, "flipud": SX.flipud,
+    "repeat_interleave": SX.repeat_interleave, "take_along_dim": SX.take_along_dim, "kron": SX.kron,
     "view_as": lambda self, other: S.view(self, other.shape), "reshape_as": lambda self, other: S.reshape(self, other.shape),
     # indexing
     "gather": I.gather, "index_select": I.index_select, "masked_fill": I.masked_fill, "nonzero": I.nonzero,
