@@ -127,3 +127,19 @@ def test_max_min_of_0dim_over_a_dim_records_torch_node(torch, which, dim, keepdi
         (v * 2).backward()
         out.append((v.grad_fn.name(), tuple(v.shape), i.item(), str(i.dtype), x.grad.item(), v.item()))
     assert out[1] == out[0]
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_max_min_over_a_dim_of_a_0d_tensor_second_order_matches_torch(name, keepdim):
+    """The backward of max/min(dim) on a 0-d tensor is itself differentiable (it used to hand
+    gather a 1-d index for a 0-d gradient)."""
+    torch = pytest.importorskip("torch")
+    got = {}
+    for m in (torch, lg):
+        s = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        v = getattr(m, name)(s * 3, 0, keepdim=keepdim)[0]
+        (g,) = m.autograd.grad((v * v).sum(), s, create_graph=True)
+        (gg,) = m.autograd.grad(g, s)
+        got[m] = (v.item(), tuple(v.shape), g.item(), gg.item())
+    assert got[lg] == got[torch]

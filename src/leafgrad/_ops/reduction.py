@@ -121,7 +121,7 @@ def _select_back(grads, dim, keepdim, self_sym_sizes, indices):
     if g is None:
         return None
     idx = indices
-    if not keepdim:
+    if not keepdim and self_sym_sizes:  # (a 0-d input's result is 0-d either way: gather/scatter take it so)
         g = g.unsqueeze(dim)
         idx = idx.unsqueeze(dim)
     return scatter_into_zeros(self_sym_sizes, dim, idx, g)
