@@ -39,7 +39,7 @@ def _axis(dim: int, ndim: int) -> int:
     return dim % ndim if ndim else 0
 
 
-def _has_nan(a) -> bool:
+def _can_hold_nan(a) -> bool:
     return a.dtype.kind in "fc"
 
 
@@ -96,7 +96,7 @@ def _median_dim_fwd(xp, a, dim, keepdim, ignore_nan):
     axis = _axis(dim, a.ndim)
     vals, idx = _sort_fwd(xp, a, dim, False)
     n = a.shape[axis]
-    n_nan = xp.isnan(a).sum(axis=axis, keepdims=True) if _has_nan(a) else xp.zeros(
+    n_nan = xp.isnan(a).sum(axis=axis, keepdims=True) if _can_hold_nan(a) else xp.zeros(
         [1 if d == axis else s for d, s in enumerate(a.shape)], dtype=np.int64)
     valid = n - n_nan
     if ignore_nan:
@@ -108,7 +108,7 @@ def _median_dim_fwd(xp, a, dim, keepdim, ignore_nan):
 
 def _median_all_fwd(xp, a, ignore_nan):
     flat = a.reshape(-1)
-    if _has_nan(a):
+    if _can_hold_nan(a):
         nans = xp.isnan(flat)
         if ignore_nan:
             flat = flat[~nans]
@@ -128,7 +128,7 @@ def _cum_fwd(xp, a, dim, which):
     src = xp.moveaxis(a, axis, 0)
     vals = src.copy()
     idx = xp.zeros(src.shape, dtype=np.int64)
-    nan = _has_nan(a)
+    nan = _can_hold_nan(a)
     for i in range(1, src.shape[0]):
         best, x = vals[i - 1], src[i]
         better = (x >= best) if which == "max" else (x <= best)
