@@ -20,16 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .pointwise import _no_derivative, _sigmoid, where
-from .registry import apply, apply_binary, defop, show_saved_as
+from .pointwise import _no_derivative, _sigmoid, where, zeros_like_t as _zeros_like
+from .registry import apply, apply_binary, defop, show_saved_as, unsigned_int64
 from .shape import cat
 
 _make = Tensor._make
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    """A zero gradient without history (torch's ``zeros_like(grad)`` for a piecewise-constant backward)."""
-    return _make(np.zeros_like(t._data))
 
 
 # =============================================================================== the ELU family
@@ -254,7 +249,7 @@ GLU = defop("GluBackward0", _glu_fwd,
             saved=("self", "dim", "wrapped"))
 GLU.node_cls._saved_names = ("self", "dim")  # (``wrapped``, the dim made non-negative, is the formula's own)
 for _op in (GLU, GLU_BACK):
-    show_saved_as(_op, "dim", lambda v: v % (1 << 64))  # torch's binding reads the int64 dim back unsigned
+    show_saved_as(_op, "dim", unsigned_int64)
 
 
 def glu(x: Tensor, dim: int, wrapped: int) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from .nn_ops import _reduce_fwd
 from .reduction import _grad_to_input, _norm_fwd
-from .registry import apply, apply_binary, defop, show_saved_as
+from .registry import apply, apply_binary, defop, show_saved_as, unsigned_int64
 
 _make = Tensor._make
 
@@ -101,7 +101,7 @@ def _norm_p_grad(g, self, p, dims, keepdim, result):
 
 NORM_P = defop("NormBackward1", _norm_p_fwd, _norm_p_grad, saved=("self", "p", "dims", "keepdim", "result"))
 NORM_P.node_cls._saved_names = ("self", "p", "dim", "keepdim", "result")
-show_saved_as(NORM_P, "dim", lambda dims: tuple(d % (1 << 64) for d in dims))  # (torch's binding reads int64s unsigned)
+show_saved_as(NORM_P, "dim", lambda dims: tuple(map(unsigned_int64, dims)))
 
 
 def norm_p(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:

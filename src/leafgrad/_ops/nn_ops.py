@@ -24,8 +24,8 @@ from .. import _dtype as D
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
-from .pointwise import _erf, _sigmoid, where
-from .registry import apply, apply_binary, apply_unary, defop
+from .pointwise import _erf, _sigmoid, where, zeros_like_t
+from .registry import apply, apply_binary, defop
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -829,8 +829,7 @@ def _nll_loss_of(op):
 
 
 def _nll_backward_self_grad(gg, target, weight, reduction, ignore_index, nothing_ignored):
-    # (the backward does not depend on the input's values: torch's zeros_like, no history)
-    return _make(backend_for_array(gg._data).xp.zeros_like(gg._data))
+    return zeros_like_t(gg)  # (the backward does not depend on the input's values: torch's zeros_like)
 
 
 def _nll_total_weight(node) -> Tensor:

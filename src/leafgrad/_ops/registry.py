@@ -20,7 +20,7 @@ from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
 __all__ = ["OpDef", "OpNode", "defop", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of",
-           "show_saved_as"]
+           "show_saved_as", "unsigned_int64"]
 
 _new = object.__new__
 _make = Tensor._make
@@ -73,9 +73,16 @@ def _saved_value(node: "OpNode", k: int):
 # reduction as at::Reduction's number (none 0, mean 1, sum 2), and nll_loss's ignore_index as
 # torch's Python binding reads that int64 back, as an unsigned 64-bit number (-100 -> 2**64 - 100).
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}
+
+
+def unsigned_int64(v: int) -> int:
+    """A saved int64 as torch's Python binding reads it back: unsigned (-1 -> 2**64 - 1)."""
+    return v % (1 << 64)
+
+
 _AS_TORCH_SHOWS = {
     "reduction": lambda v: _REDUCTION_ENUM.get(v, v),
-    "ignore_index": lambda v: v % (1 << 64) if isinstance(v, int) else v,
+    "ignore_index": lambda v: unsigned_int64(v) if isinstance(v, int) else v,
 }
 
 

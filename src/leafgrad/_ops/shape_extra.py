@@ -12,7 +12,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
 from .indexing import _diag_embed_fwd, diag_embed_into
-from .registry import apply, defop, show_saved_as
+from .inplace import broadcast_or_raise
+from .registry import apply, defop, show_saved_as, unsigned_int64 as _unsigned
 from .shape import _diagonal_fwd
 
 __all__ = ["trace", "diag", "diag_embed", "cumprod", "logcumsumexp", "diff", "rot90", "fliplr", "flipud",
@@ -44,12 +45,6 @@ def _diag_embed_op_fwd(xp, a, offset, dim1, dim2):
     nd = a.ndim + 1
     dim1, dim2 = dim1 % nd, dim2 % nd
     return _diag_embed_fwd(xp, a, _diag_embed_shape(a.shape, offset, dim1, dim2), offset, dim1, dim2)
-
-
-def _unsigned(v: int) -> int:
-    """torch's Python binding reads a saved int64 back unsigned (-1 -> 2**64 - 1); leafgrad keeps
-    the number as given (dims unwrapped, as torch) and shows it so."""
-    return v % (1 << 64)
 
 
 # (the dims are kept as given, and wrapped against the output's rank where used)
@@ -297,14 +292,6 @@ def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, ou
     return S.flatten(x.expand(tuple(shape)).clone(), d, d + 1)
 
 
-def _broadcast_shape(a: tuple, b: tuple) -> tuple:
-    try:
-        return np.broadcast_shapes(a, b)
-    except ValueError:
-        from .inplace import raise_broadcast_error
-        raise_broadcast_error(a, b)
-
-
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """torch's composition: both sides broadcast (ExpandBackward0) except along ``dim``, then gather;
     with no dim, a gather from the flattened input (ViewBackward0)."""
@@ -324,11 +311,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     self_sizes = list(input._data.shape)
     if self_sizes:
         self_sizes[d] = indices._data.shape[d]
-    idx = indices.broadcast_to(_broadcast_shape(tuple(self_sizes), indices._data.shape))
+    idx = indices.broadcast_to(broadcast_or_raise(tuple(self_sizes), indices._data.shape))
     idx_sizes = list(indices._data.shape)
     if idx_sizes:
         idx_sizes[d] = input._data.shape[d]
-    src = input.broadcast_to(_broadcast_shape(tuple(idx_sizes), input._data.shape))
+    src = input.broadcast_to(broadcast_or_raise(tuple(idx_sizes), input._data.shape))
     return gather(src, d, idx)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .reduction import _check_nonempty, _evenly, _select_back
-from .registry import apply, defop, show_saved_as
+from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 
@@ -167,7 +167,7 @@ def _cum_back(grads, dim, result1, self):
 def _selecting_op(name: str, forward, formula, saved: tuple):
     op = defop(name, forward, formula, saved=saved, n_out=2, diff_outputs=(True, False))
     op.node_cls._saved_names = tuple("indices" if s == "result1" else s for s in saved)  # (torch's names)
-    show_saved_as(op, "dim", lambda d: d % (1 << 64))
+    show_saved_as(op, "dim", unsigned_int64)
     return op
 
 

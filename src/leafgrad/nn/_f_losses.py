@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype as D
 from .._ops import nn_ops as O
 from .._ops import pointwise as P
-from .._ops.inplace import broadcast_or_raise, check_broadcast_into, inplace as _inplace
+from .._ops.inplace import broadcast_or_raise, check_broadcast_into
 from .._ops.nn_loss_ops import norm_p, soft_margin_loss as _soft_margin_loss
 from .._ops.pointwise_math import xlogy
 from .._tensor import Tensor, _STATE
@@ -32,11 +32,6 @@ __all__ = ["cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_l
 
 _make = Tensor._make
 _EPSILON = 1e-12  # cosine_embedding_loss's guard on the squared norms (torch's EPSILON)
-
-
-def _clamp_min_(t: Tensor, bound) -> Tensor:
-    """``t.clamp_min_(bound)``, recorded as torch records it (ClampMinBackward0, saving the old t)."""
-    return _inplace(P.CLAMP_MIN, t, (), (bound,), "clamp_min_")
 
 
 def _filled_like(t: Tensor, value) -> Tensor:
@@ -62,8 +57,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     n1 = vector_norm(x1, 2, dim, keepdim=True).clone()
     n2 = vector_norm(x2, 2, dim, keepdim=True).clone()
     with no_grad():
-        _clamp_min_(n1, eps)
-        _clamp_min_(n2, eps)
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -125,7 +120,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    out = _clamp_min_(O.add_scalar(-target * (input1 - input2), margin), 0)
+    out = O.add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
     return reduce_loss(out, reduction)
 
 
@@ -134,7 +129,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """``input`` where target is 1, ``max(0, margin - input)`` where it is -1."""
     reduction = reduction_of(reduction, size_average, reduce)
     zeros = _filled_like(input, 0)
-    margin_clamp = _clamp_min_(_filled_like(input, margin) - input, 0)
+    margin_clamp = (_filled_like(input, margin) - input).clamp_min_(0)
     output_margin = P.where(target != 1, margin_clamp, zeros)
     output_self = P.where(target != -1, input, zeros)
     return reduce_loss(output_margin + output_self, reduction)
@@ -157,7 +152,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     cos = prod_sum / (mag_square1 * mag_square2).sqrt_()
     zeros = _filled_like(cos, 0)
     pos = _filled_like(cos, 1) - cos
-    neg = _clamp_min_(O.sub_scalar(cos, margin), 0)
+    neg = O.sub_scalar(cos, margin).clamp_min_(0)
     output = P.where(target == 1, pos, zeros) + P.where(target == -1, neg, zeros)
     return reduce_loss(output, reduction)
 
