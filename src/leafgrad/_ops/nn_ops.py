@@ -25,7 +25,7 @@ from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import _erf, _sigmoid, where, zeros_like_t
-from .registry import apply, apply_binary, defop
+from .registry import apply, apply_binary, defop, set_formulas
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -854,8 +854,7 @@ NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd, None, saved
 NLL_LOSS = defop("NllLossBackward0", _nll_fwd, _nll_back(NLL_LOSS_BACK), saved=_NLL_SAVED)
 NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, _nll_back(NLL_LOSS2D_BACK), saved=_NLL_SAVED)
 for _op, _back in ((NLL_LOSS, NLL_LOSS_BACK), (NLL_LOSS2D, NLL_LOSS2D_BACK)):
-    _back.formulas = (_nll_loss_of(_op), _nll_backward_self_grad)  # (defined after the loss it returns to)
-    _back.node_cls._formulas = _back.formulas
+    set_formulas(_back, (_nll_loss_of(_op), _nll_backward_self_grad))  # (defined after the loss it returns to)
     _back.node_cls._saved_names = _NLL_BACK_SAVED[:-1]
     _op.node_cls._saved_names = _NLL_SAVED[:-1]
     _op.node_cls._saved_total_weight = property(_nll_total_weight)
