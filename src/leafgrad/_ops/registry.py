@@ -249,6 +249,9 @@ def _saved_arrays(node: OpNode) -> tuple:
     return tuple([s.unpack_data(node) if s.__class__ is SavedTensor else s for s in saved])
 
 
+ALL_OPS: list = []  # every OpDef, in the order of definition (for the tests and the coverage tools)
+
+
 class OpDef:
     """Everything known about one op, computed at registration."""
 
@@ -310,6 +313,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
         "__module__": "leafgrad.autograd.functions"})
     _install_saved_properties(node_cls)
     op = OpDef()
+    ALL_OPS.append(op)
     op.name = grad_fn
     op.node_cls = node_cls
     op.forward = forward
