@@ -174,7 +174,7 @@ def _along(a):
 
 def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
     z = xp.zeros(shape, dtype=src.dtype)
-    xp.add.at(_along(z), _gather_index(xp, index._data, dim), src)
+    xp.add.at(_along(z), _gather_index(xp, getattr(index, "_data", index), dim), src)  # (a Tensor, or an array)
     return z
 
 

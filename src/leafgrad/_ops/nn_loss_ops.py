@@ -14,6 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from .nn_ops import _reduce_fwd
 from .reduction import _grad_to_input, _norm_fwd
+from .xp import TENSORS
 from .registry import apply, apply_binary, defop, show_saved_as, unsigned_int64
 
 _make = Tensor._make
@@ -81,8 +82,8 @@ def _norm_p_grad(g, self, p, dims, keepdim, result):
     shape = self._data.shape
     if not shape:
         dims = None
-    g = _grad_to_input(g, shape, dims, keepdim)
-    norm = _grad_to_input(result, shape, dims, keepdim)
+    g = _grad_to_input(TENSORS, g, shape, dims, keepdim)
+    norm = _grad_to_input(TENSORS, result, shape, dims, keepdim)
     if p == 1:
         return self.sgn() * g
     if p == 2:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .reduction import _check_nonempty, _evenly, _select_back
+from .xp import TENSORS
 from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
@@ -142,8 +143,8 @@ def _cum_fwd(xp, a, dim, which):
 def _selected_back(grads, dim, keepdim, self_sym_sizes, indices):
     # (a 0-d input's grad and index are 0-d already: unsqueezing them would leave the double
     # backward's gather a 1-d index into a 0-d grad)
-    return _select_back(grads, _axis(dim, len(self_sym_sizes)), keepdim or not self_sym_sizes, self_sym_sizes,
-                        indices)
+    return _select_back(TENSORS, grads, _axis(dim, len(self_sym_sizes)), keepdim or not self_sym_sizes,
+                        self_sym_sizes, indices)
 
 
 def _kept_back(grads, dim, self_sym_sizes, result1):
@@ -161,7 +162,7 @@ def _cum_back(grads, dim, result1, self):
     shape = self._data.shape
     if 0 in shape:  # (torch hands back the empty input itself)
         return self
-    return _select_back(grads, _axis(dim, len(shape)), True, shape, result1)
+    return _select_back(TENSORS, grads, _axis(dim, len(shape)), True, shape, result1)
 
 
 def _selecting_op(name: str, forward, formula, saved: tuple):

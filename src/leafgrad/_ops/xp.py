@@ -20,7 +20,9 @@ A formula may use Python operators (``+ - * / ** @``, comparisons, unary minus),
 ``.ndim``, ``.reshape(shape)`` and ``xp.<name>(...)`` for any name in :data:`TENSORS` below.
 The names NumPy lacks, or where torch's rule differs from NumPy's, are the helpers defined
 here once, for both interpreters: ``apply`` (run another ``defop`` op), ``sum_to`` (torch's
-``sum_to_size``), ``astype``, ``dtype_of``, ``numel``, ``index_add_zeros``, ``scalar_like``.
+``sum_to_size``), ``astype``, ``dtype_of``, ``numel``, ``conj`` (no copy for real values),
+``index_add_zeros``, ``scalar_like``, ``swap_last``, and ``data`` / ``constant`` for a part of a formula
+computed on the raw arrays as a constant of the backward (never differentiated).
 """
 from __future__ import annotations
 
@@ -98,6 +100,14 @@ class ArrayNamespace:
     def swap_last(self, a):
         """``a`` with its last two dims swapped (torch's ``mT``; ``a.T`` for a matrix)."""
         return self.module.swapaxes(a, -1, -2)
+
+    def data(self, a):
+        """The raw array under ``a`` (for a part of a formula that is a constant of the backward)."""
+        return a
+
+    def constant(self, arr):
+        """A raw array as an operand of the formula: a constant, never differentiated."""
+        return arr
 
 
 _BY_MODULE: dict = {}
@@ -180,7 +190,16 @@ class TensorNamespace:
 
     @staticmethod
     def swap_last(a):
-        return a.transpose(-1, -2)
+        return a.t() if a.ndim == 2 else a.transpose(-1, -2)  # (torch's formulas use .t() on matrices)
+
+    @staticmethod
+    def data(a):
+        return a._data
+
+    @staticmethod
+    def constant(arr):
+        from .._tensor import Tensor
+        return Tensor._make(arr)
 
 
 def _leafgrad_dtype(np_dtype):
@@ -259,6 +278,7 @@ def _bind() -> None:
         "equal": const(P.eq), "greater": const(P.gt), "less": const(P.lt),
         # reductions
         "sum": sum_, "mean": mean_, "amax": amax_,
+        "cumsum": lambda a, axis: a.cumsum(axis),
         # shapes
         "reshape": lambda a, shape: a.reshape(shape), "broadcast_to": lambda a, shape: a.expand(*shape),
         "swapaxes": lambda a, i, j: a.transpose(i, j), "transpose": transpose_, "moveaxis": S.movedim,
