@@ -110,7 +110,7 @@ def _norm_p_grad(xp, g, self, p, dims, keepdim, result):
     if p == 1:
         return xp.apply(SGN, self) * g
     if p == 2:
-        return g * xp.where(norm == 0, 0.0, self / norm)
+        return g * xp.masked_fill(self / norm, norm == 0, 0)
     if p in (float("inf"), float("-inf")):
         a = xp.abs(self)
         mask = xp.logical_or(a == norm, xp.isnan(a))
@@ -118,10 +118,10 @@ def _norm_p_grad(xp, g, self, p, dims, keepdim, result):
         count = xp.astype(xp.sum(mask, axis=dims, keepdims=True), xp.dtype_of(g))
         return xp.apply(SGN, self) * ((g / count) * mask)
     if p < 1:
-        scaled = xp.apply(SGN, self) * xp.where(self == 0, 0.0, xp.abs(self) ** (p - 1))
+        scaled = xp.apply(SGN, self) * xp.masked_fill(xp.abs(self) ** (p - 1), self == 0, 0)
         return scaled * g * norm ** (1 - p)
     scaled = xp.apply(SGN, self) * xp.abs(self) ** (p - 1) if p < 2 else self * xp.abs(self) ** (p - 2)
-    return scaled * xp.where(norm == 0, 0.0, g / norm ** (p - 1))
+    return scaled * xp.masked_fill(g / norm ** (p - 1), norm == 0, 0)
 
 
 NORM_P = defop("NormBackward1", _norm_p_fwd, _norm_p_grad, saved=("self", "p", "dims", "keepdim", "result"))

@@ -267,7 +267,7 @@ def _sgn_grad(xp, g, self, result):
     if xp.dtype_of(self).kind != "c":  # piecewise constant (torch's zero tensor: even an infinite g gives 0)
         return xp.zeros_like(g)
     m = xp.abs(self)
-    return xp.where(m == 0, 0.0, (g - result * result * xp.conj(g)) / (2 * m))
+    return xp.masked_fill((g - result * result * xp.conj(g)) / (2 * m), m == 0, 0)
 
 
 DEG2RAD = defop("Deg2RadBackward0", _angle_fwd("deg2rad", _PI_180), lambda xp, g: g * _PI_180)
@@ -342,19 +342,18 @@ def _float_binary(op, name: str, input, other) -> Tensor:
     return binary(op, input, other, out_dtype=binary_dtype(name, input, other))
 
 
-def _in_grad_dtype(xp, g, *operands):
-    """The saved operands of a two-argument op in its gradient's dtype, the one its forward computed in:
-    ``binary`` casts the inputs without saving the casts, and on raw arrays NumPy would promote an
-    integer or a 0-d float64 operand past torch's result dtype (the Tensor ops promote as torch does)."""
-    dt = xp.dtype_of(g)
-    return [xp.astype(a, dt) for a in operands]
+def _ints_as_grad(xp, g, *operands):
+    """The saved operands of a two-argument op, an integer or bool one in the gradient's (float) dtype:
+    torch's ops take it to the float operand's dtype, where NumPy makes int64 with float32 a float64.
+    (Float operands stay: NumPy and torch promote two of them alike, but for a 0-d one.)"""
+    return [xp.astype(a, xp.dtype_of(g)) if xp.dtype_of(a).kind in "iub" else a for a in operands]
 
 
 def _atan2_grad(xp, g, for_self: bool, self, other):
     # torch's atan2_backward: g * factor / (y^2 + x^2), the reciprocal 0 where both are 0 (so the gradient is)
-    self, other = _in_grad_dtype(xp, g, self, other)
+    self, other = _ints_as_grad(xp, g, self, other)
     denom = self * self + other * other
-    return g * (other if for_self else -self) * xp.where(denom == 0, 0.0, xp.reciprocal(denom))
+    return g * (other if for_self else -self) * xp.masked_fill(xp.reciprocal(denom), denom == 0, 0)
 
 
 def _logaddexp_fwd(xp, a, b):
@@ -378,13 +377,13 @@ def _logaddexp_complex(xp, a, b):
 
 def _logaddexp_grad(xp, g, this, that, base2: bool = False):
     # torch: g / (1 + exp(that - this)) for each operand, pow(2, that - this) for logaddexp2
-    this, that = _in_grad_dtype(xp, g, this, that)
+    this, that = _ints_as_grad(xp, g, this, that)
     gap = that - this  # (two infinities of one sign: nan)
     return g / xp.conj(1 + (2 ** gap if base2 else xp.exp(gap)))
 
 
 def _hypot_grad(xp, g, operand, result):
-    (operand,) = _in_grad_dtype(xp, g, operand)
+    (operand,) = _ints_as_grad(xp, g, operand)
     return g * operand / result
 
 
@@ -434,19 +433,24 @@ def _xlogy_fwd(xp, x, y):
 
 
 def _xlogy_self_grad(xp, g, self, other):
-    # torch: xlogy(g, other), 0 where self is 0 and other <= 0 (other taken to g's dtype, as xlogy's promotion)
-    (cast,) = _in_grad_dtype(xp, g, other)
-    return xp.where(xp.logical_and(self == 0, other <= 0), 0.0, xp.apply(XLOGY, g, cast))
+    # torch: xlogy(g, other), 0 where self is 0 and other <= 0. That xlogy computes in the promoted
+    # dtype, g's: on Tensors the public xlogy promotes as torch (recording no cast of other), on
+    # arrays other is taken to g's dtype for the op's forward (NumPy would take log(other) in its own)
+    if xp.tensors:
+        out = xlogy(g, other)
+    else:
+        out = xp.apply(XLOGY, g, xp.astype(other, xp.dtype_of(g)))
+    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0), 0)
 
 
 def _xlogy_other_grad(xp, g, self, other):
-    self, other = _in_grad_dtype(xp, g, self, other)
+    self, other = _ints_as_grad(xp, g, self, other)
     return g * self / other
 
 
 def _xlogy_number_other_grad(xp, g, self, other):
     out = xp.apply(XLOGY_NUMBER_OTHER, g, params=(other,))
-    return out if other > 0 else xp.where(self == 0, 0.0, out)
+    return out if other > 0 else xp.masked_fill(out, self == 0, 0)
 
 
 # torch's three overloads: xlogy.Tensor, xlogy.Scalar_Self (number, tensor), xlogy.Scalar_Other

@@ -281,6 +281,16 @@ def _bind() -> None:
 
 
 # -- names for the formulas of pointwise_math.py, nn_activations.py and nn_loss_ops.py (convA)
+def _masked_fill_arrays(self, a, mask, value):
+    """torch's ``a.masked_fill(mask, value)``: ``a`` (its shape and dtype) with ``value`` where ``mask``
+    is set. NumPy's where computes it; on Tensors it records torch's MaskedFillBackward0 (where
+    would record WhereBackward0), so a double backward shows the nodes torch's formula makes."""
+    return self.module.where(mask, value, a)
+
+
+ArrayNamespace.masked_fill = _masked_fill_arrays
+
+
 def _convA_names() -> dict:
     from . import pointwise_math as PM
 
@@ -298,4 +308,5 @@ def _convA_names() -> dict:
         ends = cuts + [n]
         return [a.narrow(axis, lo, max(hi - lo, 0)) for lo, hi in zip(starts, ends)]
 
-    return {"sinh": PM.sinh, "cosh": PM.cosh, "split": split_}
+    return {"sinh": PM.sinh, "cosh": PM.cosh, "split": split_,
+            "masked_fill": lambda a, mask, value: a.masked_fill(_t(mask), value)}
