@@ -117,10 +117,12 @@ def _norm_p_grad(xp, g, self, p, dims, keepdim, result):
         # (the count in g's dtype: torch divides a float by an integer tensor in the float's dtype)
         count = xp.astype(xp.sum(mask, axis=dims, keepdims=True), xp.dtype_of(g))
         return xp.apply(SGN, self) * ((g / count) * mask)
+    # (|self| as an array: NumPy gives a 0-d input's abs as a scalar, whose ** rounds otherwise in float32)
+    a = xp.asarray(xp.abs(self))
     if p < 1:
-        scaled = xp.apply(SGN, self) * xp.masked_fill(xp.abs(self) ** (p - 1), self == 0, 0)
+        scaled = xp.apply(SGN, self) * xp.masked_fill(a ** (p - 1), self == 0, 0)
         return scaled * g * norm ** (1 - p)
-    scaled = xp.apply(SGN, self) * xp.abs(self) ** (p - 1) if p < 2 else self * xp.abs(self) ** (p - 2)
+    scaled = xp.apply(SGN, self) * a ** (p - 1) if p < 2 else self * a ** (p - 2)
     return scaled * xp.masked_fill(g / norm ** (p - 1), norm == 0, 0)
 
 

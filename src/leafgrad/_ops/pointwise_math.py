@@ -379,7 +379,8 @@ def _logaddexp_grad(xp, g, this, that, base2: bool = False):
     # torch: g / (1 + exp(that - this)) for each operand, pow(2, that - this) for logaddexp2
     this, that = _ints_as_grad(xp, g, this, that)
     gap = that - this  # (two infinities of one sign: nan)
-    return g / xp.conj(1 + (2 ** gap if base2 else xp.exp(gap)))
+    # (xp.power, not 2 ** gap: a 0-d gap is a NumPy scalar on arrays, whose ** rounds otherwise in float32)
+    return g / xp.conj(1 + (xp.power(2, gap) if base2 else xp.exp(gap)))
 
 
 def _hypot_grad(xp, g, operand, result):
