@@ -42,6 +42,10 @@ def _soft_margin_back_fwd(xp, g, x, target, reduction):
     """torch's soft_margin_loss_backward: -norm * t * z / (1 + z) * g with z = exp(-t x), written
     into x's dtype step by step as its kernel does (an overflowing z gives inf / inf = nan there)."""
     t = _array_of(target)
+    if t.dtype.kind == "b":  # (torch's kernel negates the target, and says so; NumPy would raise a TypeError)
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported: soft_margin_loss's "
+                           "backward negates its target. Give the target as -1/+1 numbers, e.g. "
+                           "target.float() * 2 - 1.")
     n = x.size
     norm = (1.0 / n if n else float("inf")) if reduction == "mean" else 1.0
     with np.errstate(over="ignore", invalid="ignore"):
