@@ -295,5 +295,38 @@ def _bind() -> None:
         "zeros": zeros_,
         "asarray": _t,
     }
+    table.update(_convA_names())
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
+
+
+# -- names for the formulas of pointwise_math.py, nn_activations.py and nn_loss_ops.py (convA)
+def _masked_fill_arrays(self, a, mask, value):
+    """torch's ``a.masked_fill(mask, value)``: ``a`` (its shape and dtype) with ``value`` where ``mask``
+    is set. NumPy's where computes it; on Tensors it records torch's MaskedFillBackward0 (where
+    would record WhereBackward0), so a double backward shows the nodes torch's formula makes."""
+    return self.module.where(mask, value, a)
+
+
+ArrayNamespace.masked_fill = _masked_fill_arrays
+
+
+def _convA_names() -> dict:
+    from . import pointwise_math as PM
+
+    def split_(a, indices_or_sections, axis=0):
+        """NumPy's split, as narrow()s of ``a`` (the pieces glu's backward takes apart)."""
+        n = a.shape[axis]
+        if isinstance(indices_or_sections, int):
+            if indices_or_sections <= 0 or n % indices_or_sections:
+                raise ValueError("array split does not result in an equal division")
+            step = n // indices_or_sections
+            cuts = [step * k for k in range(1, indices_or_sections)]
+        else:  # (indices as Python slicing reads them: negative from the end, clamped to [0, n])
+            cuts = [min(max(c + n if c < 0 else c, 0), n) for c in indices_or_sections]
+        starts = [0] + cuts
+        ends = cuts + [n]
+        return [a.narrow(axis, lo, max(hi - lo, 0)) for lo, hi in zip(starts, ends)]
+
+    return {"sinh": PM.sinh, "cosh": PM.cosh, "split": split_,
+            "masked_fill": lambda a, mask, value: a.masked_fill(_t(mask), value)}
