@@ -20,12 +20,12 @@ class SGD(Optimizer):
                  weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         check_hyperparameters(lr=lr, momentum=momentum, weight_decay=weight_decay)
-        check_implementation_flags(foreach, fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
+        check_implementation_flags(foreach, fused, differentiable)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         momentum = group["momentum"]
