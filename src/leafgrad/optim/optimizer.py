@@ -459,10 +459,10 @@ def _adopt(values: dict, param: Tensor) -> dict:
 
 
 def _cast_like(value, param: Tensor):
-    """Floating tensors take the parameter's dtype, inside lists and dicts too (LBFGS keeps
-    lists of history tensors); everything else is kept as saved."""
+    """State tensors take a floating parameter's dtype, inside lists and dicts too (LBFGS
+    keeps lists of history tensors), as torch casts them; everything else is kept as saved."""
     if isinstance(value, Tensor):
-        return value.to(param.dtype) if value.dtype.is_floating_point and param.dtype.is_floating_point else value
+        return value.to(param.dtype) if param.dtype.is_floating_point else value
     if isinstance(value, dict):
         return {key: _cast_like(item, param) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
