@@ -16,6 +16,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
+from optim_compare import assert_same_error, to_leafgrad  # noqa: E402
 
 TOL = 1e-10
 STATE_TOL = 1e-8  # near convergence the state holds differences of gradients, i.e. rounding noise
@@ -145,17 +146,8 @@ def test_state_dict_round_trip_and_torch_checkpoint(line_search):
     assert list(lsd["state"]) == list(tsd["state"]) == [0]
     assert lsd["param_groups"] == tsd["param_groups"]
 
-    def to_lg(obj):
-        if isinstance(obj, torch.Tensor):
-            return lg.tensor(obj.detach().numpy())
-        if isinstance(obj, dict):
-            return {k: to_lg(v) for k, v in obj.items()}
-        if isinstance(obj, list):
-            return [to_lg(v) for v in obj]
-        return obj
-
     resumed = {}
-    for label, sd in (("own", lsd), ("torch", to_lg(tsd))):
+    for label, sd in (("own", lsd), ("torch", to_leafgrad(tsd, torch))):
         x, opt, closure = _make(lg, fn, x0, kw, line_search)
         with lg.no_grad():
             x.copy_(lg.tensor(_np(tx) if label == "torch" else _np(lx)))
@@ -166,14 +158,6 @@ def test_state_dict_round_trip_and_torch_checkpoint(line_search):
     topt.step(closure_t)
     np.testing.assert_array_equal(resumed["own"], _np(lx))
     np.testing.assert_allclose(resumed["torch"], _np(tx), rtol=TOL, atol=TOL)
-
-
-def _raised(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the exception is what is compared
-        return type(e), str(e)
-    return None
 
 
 @pytest.mark.parametrize("case", ["groups", "negative-lr", "no-closure", "unknown-line-search"])
@@ -194,10 +178,7 @@ def test_errors_match_torch(case):
 
         opt.step() if case == "no-closure" else opt.step(closure)
 
-    t, l = _raised(lambda: attempt(torch)), _raised(lambda: attempt(lg))
-    assert t is not None and l is not None
-    assert l[0] is t[0]
-    assert l[1] == t[1] or l[1].startswith(t[1] + ":")
+    assert_same_error(attempt, torch)
 
 
 def test_max_eval_defaults_to_five_quarters_of_max_iter():

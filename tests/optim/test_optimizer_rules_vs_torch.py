@@ -14,6 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
+from optim_compare import assert_same_error  # noqa: E402
 
 STEPS = 10
 SCALES = [3.0, 2.5, 2.0, 1.0, 0.5, 0.3, 0.2, 0.1, 0.1, 0.05]
@@ -149,25 +150,8 @@ def test_asgd_average_and_state_scalars():
 
 
 # ----------------------------------------------------------------------------- flags and errors
-def _raised(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the exception is what is compared
-        return type(e), str(e)
-    return None
-
-
 def _same_error(fn, prefix_only=False):
-    t, l = _raised(lambda: fn(torch)), _raised(lambda: fn(lg))
-    assert t is not None, "torch did not raise"
-    assert l is not None, f"leafgrad did not raise; torch raised {t}"
-    # leafgrad's AutogradError (a RuntimeError that carries an explanation code) counts as RuntimeError
-    assert l[0] is t[0] or (t[0] is RuntimeError and issubclass(l[0], lg.errors.AutogradError)), (l, t)
-    if prefix_only:
-        head = t[1].split(":")[0]
-        assert l[1].startswith(head), (l[1], t[1])
-    else:
-        assert l[1] == t[1] or l[1].startswith(t[1] + ":") or l[1].startswith(t[1] + " ("), (l[1], t[1])
+    assert_same_error(fn, torch, prefix_only)
 
 
 def _param(m):
