@@ -43,6 +43,9 @@ CASES = [
     ("Rprop", dict(lr=0.1)),
     ("Rprop", dict(lr=0.1, etas=(0.3, 1.5), step_sizes=(0.02, 0.3))),
     ("Rprop", dict(lr=0.1, maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.1, weight_decay=0.1, maximize=True)),
+    ("Adafactor", dict(lr=0.1, eps=(1e-4, 1e-2), d=1.5, beta2_decay=-0.5, foreach=False)),
     # the options of the optimizers leafgrad had before
     ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.3, weight_decay=0.1)),
     ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
@@ -189,6 +192,12 @@ BAD = {
     "Adam-betas-tensor-foreach": lambda m: m.optim.Adam(_param(m), betas=(m.tensor(0.9), m.tensor(0.99)),
                                                         foreach=True),
     "Adam-betas-tensor-size": lambda m: m.optim.Adam(_param(m), betas=(m.tensor([0.9]), m.tensor([0.9, 0.8]))),
+    "Adafactor-lr": lambda m: m.optim.Adafactor(_param(m), lr=-1.0),
+    "Adafactor-beta2_decay": lambda m: m.optim.Adafactor(_param(m), beta2_decay=0.5),
+    "Adafactor-eps1": lambda m: m.optim.Adafactor(_param(m), eps=(-1e-3, 1e-3)),
+    "Adafactor-eps2": lambda m: m.optim.Adafactor(_param(m), eps=(None, -1e-3)),
+    "Adafactor-d": lambda m: m.optim.Adafactor(_param(m), d=0.5),
+    "Adafactor-wd": lambda m: m.optim.Adafactor(_param(m), weight_decay=-0.5),
     "empty-params": lambda m: m.optim.NAdam([]),
 }
 
@@ -221,7 +230,7 @@ def test_fused_is_accepted_on_cpu(name):
     assert_same_run(name, dict(lr=0.1, fused=True), steps=3, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+@pytest.mark.parametrize("name", ["Adadelta", "Adafactor", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
 def test_defaults_and_param_groups_match_torch(name):
     tparams, topt = run(torch, name, {}, steps=0)
     lparams, lopt = run(lg, name, {}, steps=0)
@@ -243,3 +252,25 @@ def test_differentiable_step_on_a_leaf_raises_like_torch(name):
         opt.step()
 
     _same_error(attempt, prefix_only=True)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5, 1), (1,), ()])
+def test_adafactor_factors_batched_and_degenerate_shapes(shape):
+    """A 3-d gradient keeps one row and one column factor per matrix of the batch."""
+    rng = np.random.default_rng(5)
+    p0 = rng.standard_normal(shape)
+    grads = [rng.standard_normal(shape) * s for s in SCALES[:5]]
+    out = {}
+    for m in (torch, lg):
+        p = m.tensor(p0, dtype=m.float64, requires_grad=True)
+        opt = m.optim.Adafactor([p], lr=0.1, weight_decay=0.01)
+        for g in grads:
+            p.grad = m.tensor(g, dtype=m.float64)
+            opt.step()
+        out[m.__name__] = (_np(p).copy(), {k: (tuple(v.shape), _np(v).copy()) for k, v in opt.state[p].items()})
+    (tp, ts), (lp, ls) = out["torch"], out["leafgrad"]
+    np.testing.assert_allclose(lp, tp, rtol=1e-12, atol=1e-14)
+    assert list(ls) == list(ts)
+    for key in ts:
+        assert ls[key][0] == ts[key][0]
+        np.testing.assert_allclose(ls[key][1], ts[key][1], rtol=1e-12, atol=1e-14)
