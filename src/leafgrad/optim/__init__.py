@@ -9,7 +9,7 @@ on top of :class:`Optimizer`, which keeps the parameter groups, the per-paramete
 and the torch-compatible ``state_dict``. Given the same parameters and gradients, the
 results agree with PyTorch's to float32 rounding.
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adafactor import Adafactor
 from .adagrad import Adagrad
@@ -26,4 +26,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
-           "Rprop", "SGD", "lr_scheduler", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+           "Rprop", "SGD", "lr_scheduler", "swa_utils", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
