@@ -274,3 +274,73 @@ def test_adafactor_factors_batched_and_degenerate_shapes(shape):
     for key in ts:
         assert ls[key][0] == ts[key][0]
         np.testing.assert_allclose(ls[key][1], ts[key][1], rtol=1e-12, atol=1e-14)
+
+
+# ----------------------------------------------------------------------------- Muon
+MUON_CASES = [dict(lr=0.1), dict(lr=0.1, nesterov=False, adjust_lr_fn="match_rms_adamw", weight_decay=0.0),
+              dict(lr=0.05, momentum=0.5, adjust_lr_fn="original", ns_steps=3),
+              dict(lr=0.05, ns_coefficients=(2.0, -1.5, 0.5), eps=1e-3)]
+
+
+def _muon_run(m, kw, shape, steps=5):
+    rng = np.random.default_rng(7)
+    p = m.tensor(rng.standard_normal(shape), dtype=m.float64, requires_grad=True)
+    opt = m.optim.Muon([p], **kw)
+    for i in range(steps):
+        p.grad = m.tensor(rng.standard_normal(shape) * SCALES[i], dtype=m.float64)
+        opt.step()
+    return _np(p).copy(), {k: _np(v).copy() for k, v in opt.state[p].items()}
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4)])
+@pytest.mark.parametrize("kw", MUON_CASES, ids=str)
+def test_muon_matches_torch_with_the_orthogonalization_in_float32(kw, shape, monkeypatch):
+    """torch runs Newton-Schulz in bfloat16; leafgrad's bfloat16 is float32 for now (README), so
+    torch is made to do the same (Tensor.bfloat16 -> float32) and then everything else must
+    agree: momentum, Nesterov, the rate adjustment, the decay and the transposition of tall
+    matrices (to float32 rounding of the orthogonalization)."""
+    lp, ls = _muon_run(lg, kw, shape)
+    monkeypatch.setattr(torch.Tensor, "bfloat16", lambda self: self.float())
+    tp, ts = _muon_run(torch, kw, shape)
+    np.testing.assert_allclose(lp, tp, rtol=0, atol=1e-6)
+    assert list(ls) == list(ts) == ["momentum_buffer"]
+    np.testing.assert_allclose(ls["momentum_buffer"], ts["momentum_buffer"], rtol=1e-12, atol=1e-14)
+
+
+def test_muon_first_step_is_near_torchs_bfloat16_one():
+    """Against torch's real bfloat16 iteration, one step differs by bfloat16 rounding only."""
+    lp, _ = _muon_run(lg, dict(lr=0.1), (3, 5), steps=1)
+    tp, _ = _muon_run(torch, dict(lr=0.1), (3, 5), steps=1)
+    np.testing.assert_allclose(lp, tp, rtol=0, atol=2e-3)
+
+
+MUON_BAD = {
+    "vector-param": lambda m: m.optim.Muon([m.zeros(3, requires_grad=True)]),
+    "lr": lambda m: m.optim.Muon([m.zeros(2, 2, requires_grad=True)], lr=-1.0),
+    "momentum": lambda m: m.optim.Muon([m.zeros(2, 2, requires_grad=True)], momentum=-0.5),
+    "weight_decay": lambda m: m.optim.Muon([m.zeros(2, 2, requires_grad=True)], weight_decay=-0.5),
+    "adjust_lr_fn": lambda m: m.optim.Muon([m.zeros(2, 2, requires_grad=True)], adjust_lr_fn="sqrt"),
+}
+
+
+@pytest.mark.parametrize("name", list(MUON_BAD))
+def test_muon_construction_errors_match_torch(name):
+    _same_error(MUON_BAD[name])
+
+
+@pytest.mark.parametrize("kw", [dict(ns_steps=100), dict(ns_coefficients=(1.0, 2.0))], ids=str)
+def test_muon_step_errors_match_torch(kw):
+    def attempt(m):
+        p = m.ones(2, 3, requires_grad=True)
+        opt = m.optim.Muon([p], **kw)
+        p.grad = m.ones(2, 3)
+        opt.step()
+
+    _same_error(attempt, prefix_only=True)
+
+
+def test_muon_defaults_match_torch():
+    t = torch.optim.Muon([torch.zeros(2, 2, requires_grad=True)])
+    l = lg.optim.Muon([lg.zeros(2, 2, requires_grad=True)])
+    assert l.defaults == t.defaults
+    assert repr(l) == repr(t)

@@ -48,9 +48,7 @@ class Adafactor(Optimizer):
         return {"step": step_counter(), "row_var": zeros(rows, dtype=grad.dtype),
                 "col_var": zeros(cols, dtype=grad.dtype)}
 
-    def _gradient_for_update(self, param: Tensor, group: dict) -> Tensor:
-        # the decay is applied inside the update, after the step size is read from the parameter
-        return -param.grad if group["maximize"] else param.grad
+    _decays_in_update = True  # after the step size is read from the parameter's size
 
     def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         lr, (eps1, eps2), clip = as_number(group["lr"]), group["eps"], group["d"]

@@ -303,6 +303,9 @@ class Optimizer:
                         self.state[param] = state
         return loss
 
+    # Adafactor and Muon read the parameter before shrinking it, so they apply weight_decay themselves
+    _decays_in_update = False
+
     # what torch's capturable check lists; its kernels for captured graphs exist only on these devices
     _capturable_tensors = "params and state_steps"
     _capturable_devices = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
@@ -315,12 +318,14 @@ class Optimizer:
     def _gradient_for_update(self, param: Tensor, group: dict) -> Tensor:
         """The gradient the rule descends: negated under ``maximize``, plus the L2 term
         ``weight_decay * param`` -- or, with ``decoupled_weight_decay`` (AdamW), the parameter
-        is shrunk by ``lr * weight_decay`` directly and the gradient is left alone."""
+        is shrunk by ``lr * weight_decay`` directly and the gradient is left alone. Rules that
+        decay the parameter themselves, at a point of their own (``_decays_in_update``), get
+        the gradient with only ``maximize`` applied."""
         grad = param.grad
         if group.get("maximize", False):
             grad = -grad
         decay = group.get("weight_decay", 0)
-        if decay != 0:
+        if decay != 0 and not self._decays_in_update:
             if group.get("decoupled_weight_decay", False):
                 param.mul_(1 - as_number(group["lr"]) * decay)
             else:
