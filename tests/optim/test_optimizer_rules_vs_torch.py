@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
-from optim_compare import assert_same_error  # noqa: E402
+from optim_compare import assert_same_error, raised, same_class  # noqa: E402
 
 STEPS = 10
 SCALES = [3.0, 2.5, 2.0, 1.0, 0.5, 0.3, 0.2, 0.1, 0.1, 0.05]
@@ -344,3 +344,48 @@ def test_muon_defaults_match_torch():
     l = lg.optim.Muon([lg.zeros(2, 2, requires_grad=True)])
     assert l.defaults == t.defaults
     assert repr(l) == repr(t)
+
+
+# ----------------------------------------------------------------------------- differentiable=True
+DIFFERENTIABLE = [
+    ("SGD", dict(lr=0.1, momentum=0.9)), ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    ("Adam", dict(lr=0.1)), ("Adam", dict(lr=0.1, amsgrad=True)), ("AdamW", dict(lr=0.1)),
+    ("RMSprop", dict(lr=0.1)), ("RMSprop", dict(lr=0.1, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1)),
+    ("Adadelta", dict()), ("Adamax", dict(lr=0.1)), ("NAdam", dict(lr=0.1)), ("RAdam", dict(lr=0.1)),
+    ("RAdam", dict(lr=0.1, betas=(0.9, 0.5))), ("ASGD", dict(lr=0.1)), ("Rprop", dict(lr=0.1)),
+]
+
+
+@pytest.mark.parametrize("case", DIFFERENTIABLE, ids=_ids)
+def test_differentiating_through_two_steps_matches_torch(case):
+    """A non-leaf parameter (a function of w), two differentiable steps, then d(sum p)/dw: the
+    same values and gradient as torch -- or the same error where torch's own rule modifies
+    a tensor its backward needs (AMSGrad, centered RMSprop with momentum, Adamax, Rprop)."""
+    name, kw = case
+
+    def run(m):
+        w = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+        p = w.clone()
+        p.grad = m.tensor([0.5, -1.0, 2.0], dtype=m.float64) * w
+        opt = getattr(m.optim, name)([p], differentiable=True, **kw)
+        opt.step()
+        p.grad = p * 2
+        opt.step()
+        return _np(p).copy(), _np(m.autograd.grad(p.sum(), w)[0]).copy()
+
+    t, l = raised(lambda: run(torch)) or run(torch), raised(lambda: run(lg)) or run(lg)
+    if isinstance(t[0], type):
+        assert isinstance(l[0], type) and same_class(l[0], t[0]), (l, t)
+        assert l[1].startswith(t[1].split(":")[0])
+        return
+    assert not isinstance(l[0], type), l
+    np.testing.assert_allclose(l[0], t[0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(l[1], t[1], rtol=1e-13, atol=1e-15)
+
+
+def test_non_leaf_parameters_need_differentiable():
+    assert_same_error(lambda m: m.optim.SGD([m.ones(2, requires_grad=True) * 2], lr=0.1), torch)
+    for m in (torch, lg):  # a non-leaf that retains its grad is accepted, as in torch
+        kept = m.ones(2, requires_grad=True) * 2
+        kept.retain_grad()
+        m.optim.SGD([kept], lr=0.1)

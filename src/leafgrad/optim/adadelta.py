@@ -36,6 +36,9 @@ class Adadelta(Optimizer):
         state["step"] += 1
         square, updates = state["square_avg"], state["acc_delta"]
         square.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-        delta = updates.add(eps).sqrt_().div_(square.add(eps).sqrt_()).mul_(grad)
+        delta = updates.add(eps).sqrt_()
+        if group["differentiable"]:  # the square root is saved for backward: divide a copy
+            delta = delta.clone()
+        delta.div_(square.add(eps).sqrt_()).mul_(grad)
         updates.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-as_number(group["lr"]))

@@ -41,4 +41,7 @@ class Adagrad(Optimizer):
         decayed_lr = as_number(group["lr"]) / (1 + (state["step"].item() - 1) * group["lr_decay"])
         total = state["sum"]
         total.addcmul_(grad, grad)
-        param.addcdiv_(grad, total.sqrt().add_(group["eps"]), value=-decayed_lr)
+        root = total.sqrt()
+        # differentiable=True: out of place, the square root is saved for backward
+        root = root + group["eps"] if group["differentiable"] else root.add_(group["eps"])
+        param.addcdiv_(grad, root, value=-decayed_lr)

@@ -55,10 +55,24 @@ class Adam(Optimizer):
         square.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
             largest = state["max_exp_avg_sq"]
-            largest.copy_(maximum(largest, square))
+            largest.copy_(maximum(largest.clone() if group["differentiable"] else largest, square))
             square = largest
+        if group["differentiable"]:
+            _differentiable_step(param, mean, square, state["step"], beta1, beta2, group)
+            return
         denom = square.sqrt().div_(math.sqrt(1 - beta2 ** t)).add_(group["eps"])
         param.addcdiv_(mean, denom, value=-as_number(group["lr"]) / (1 - beta1 ** t))
+
+
+def _differentiable_step(param: Tensor, mean: Tensor, square: Tensor, step: Tensor, beta1, beta2,
+                         group: dict) -> None:
+    """The step as torch's differentiable branch takes it: the bias corrections are 0-dim
+    tensors of the step counter's dtype (float32), and nothing saved for backward is
+    modified in place."""
+    step_size_neg = (group["lr"] / (1 - beta1 ** step)).neg()
+    correction2_sqrt = (1 - beta2 ** step).sqrt()
+    denom = (square.sqrt() / (correction2_sqrt * step_size_neg)).add_(group["eps"] / step_size_neg)
+    param.addcdiv_(mean.clone(), denom)
 
 
 def _check_tensor_betas(betas, foreach, capturable) -> None:

@@ -51,12 +51,15 @@ class NAdam(Optimizer):
         mean, square = state["exp_avg"], state["exp_avg_sq"]
         mean.lerp_(grad, 1 - beta1)
         square.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = square.div(1 - beta2 ** t).sqrt().add_(eps)
+        denom = square.div(1 - beta2 ** t).sqrt()
         if group["differentiable"]:
-            # torch's differentiable branch keeps the product a tensor throughout (float32 arithmetic)
+            # torch's differentiable branch works out of place and keeps the product a tensor
+            # throughout (float32 arithmetic)
+            denom = denom.add(eps)
             param.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - product)), denom)
             param.addcdiv_(mean * (-lr * mu_next / (1.0 - product * mu_next)), denom)
             return
+        denom.add_(eps)
         product_now = product.item()
         param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - product_now))
         param.addcdiv_(mean, denom, value=-lr * mu_next / (1.0 - product_now * mu_next))

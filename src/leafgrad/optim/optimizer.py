@@ -239,7 +239,8 @@ class Optimizer:
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_describe(param)}")
-            if not param.is_leaf:
+            # a differentiable optimizer may update a non-leaf: its step is part of a graph (meta-learning)
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             param_group.setdefault(name, default)

@@ -32,7 +32,8 @@ class SGD(Optimizer):
         if momentum != 0:
             velocity = state.get("momentum_buffer")
             if velocity is None:
-                velocity = state["momentum_buffer"] = grad.clone()
+                # detached, as torch's: under differentiable=True the graph runs through later steps only
+                velocity = state["momentum_buffer"] = grad.clone().detach()
             else:
                 velocity.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(velocity, alpha=momentum) if group["nesterov"] else velocity
