@@ -7,7 +7,10 @@
 Each optimizer is its update rule written out from the mathematics (see its docstring)
 on top of :class:`Optimizer`, which keeps the parameter groups, the per-parameter state
 and the torch-compatible ``state_dict``. Given the same parameters and gradients, the
-results agree with PyTorch's to float32 rounding.
+results agree with PyTorch's to the last bit or two (torch's kernels fuse multiply-adds).
+Every torch.optim optimizer is here but SparseAdam, which needs sparse gradients; LBFGS
+overrides ``step`` (it needs a closure), the others write only their per-parameter rule.
+``swa_utils`` has weight averaging (SWA, EMA) and its schedule.
 """
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
