@@ -275,5 +275,14 @@ def _bind() -> None:
         "zeros": zeros_,
         "asarray": _t,
     }
+    # -- for shape.py, shape_extra.py, sorting.py, indexing.py, inplace.py (cumprod's backward)
+    def ones_(shape, dtype=None):
+        from .._tensor import Tensor
+        return Tensor._make(np.ones(shape, dtype=dtype))
+
+    table.update({
+        "ones": ones_,
+        "any": const(lambda a, axis=None, keepdims=False: R.any(a, axis, keepdims)),
+    })
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
