@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, apply_binary, apply_unary, defop, show_saved_as
+from .indexing import select_back
+from .registry import apply, apply_unary, defop, show_saved_as
 
 _make = Tensor._make
 _values_indices = namedtuple("return_types", ["values", "indices"])
@@ -107,25 +108,14 @@ show_saved_as(PROD_DIM, "dim", lambda dims: dims[0])  # (prod takes one dim)
 
 
 def _evenly(xp, g, self, result):
-    # the maximum's positions share the gradient; a nan maximum is at the nans (torch's evenly_distribute)
+    """The maximum's (median's) positions share the gradient; a nan one is at the nans (torch's
+    evenly_distribute)."""
     mask = xp.logical_or(self == result, xp.logical_and(xp.isnan(self), xp.isnan(result)))
-    return mask * (g / xp.sum(mask))
+    return mask * (g / xp.sum(mask, dtype=xp.dtype_of(g)))  # (the count in g's dtype: no promotion)
 
 
 MAX_ALL = defop("MaxBackward1", lambda xp, a: a.max(), _evenly, saved=("self", "result"))
 MIN_ALL = defop("MinBackward1", lambda xp, a: a.min(), _evenly, saved=("self", "result"))
-
-
-def _select_back(xp, grads, dim, keepdim, self_sym_sizes, indices):
-    from .indexing import SCATTER_ADD_ZEROS
-    g = grads[0]
-    if g is None:
-        return None
-    idx = indices
-    if not keepdim and self_sym_sizes:  # (a 0-d input's result is 0-d either way: gather/scatter take it so)
-        g = xp.expand_dims(g, dim)
-        idx = idx.reshape(g.shape)
-    return xp.apply(SCATTER_ADD_ZEROS, g, params=(tuple(self_sym_sizes), dim, idx))
 
 
 def _max_dim_fwd(xp, a, dim, keepdim, which):
@@ -141,13 +131,11 @@ def _max_dim_fwd(xp, a, dim, keepdim, which):
 
 
 MAX_DIM = defop("MaxBackward0", _max_dim_fwd,
-                lambda xp, grads, dim, keepdim, self_sym_sizes, result1: _select_back(xp, grads, dim, keepdim,
-                                                                                      self_sym_sizes, result1),
+                select_back,
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
 MAX_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 MIN_DIM = defop("MinBackward0", _max_dim_fwd,
-                lambda xp, grads, dim, keepdim, self_sym_sizes, result1: _select_back(xp, grads, dim, keepdim,
-                                                                                      self_sym_sizes, result1),
+                select_back,
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
 MIN_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 

@@ -118,12 +118,15 @@ class OpNode(Node, metaclass=_OpNodeType):
 
     def apply_masked(self, grads: list, wanted) -> list:
         """Run the formulas of the inputs flagged in ``wanted`` on Tensors (CopySlices picks its own)."""
-        vals = _saved_values(self)
-        g = grads if self._multi else grads[0]
-        if self._variadic:
-            f = self._formulas[0]
-            return [f(TENSORS, g, i, *vals) if w else None for i, w in enumerate(wanted)]
-        return [f(TENSORS, g, *vals) if w and f is not None else None for f, w in zip(self._formulas, wanted)]
+        return _run_masked(self, grads, wanted, TENSORS, _saved_values(self))
+
+    def apply_masked_raw(self, grads: list, wanted) -> list:
+        """``apply_masked`` on raw arrays (CopySlices' ``apply_raw``); formulas not yet on ``xp`` go through Tensors."""
+        if not self._raw:
+            return [None if r is None else r._data for r in
+                    self.apply_masked([None if g is None else _make(g) for g in grads], wanted)]
+        xp = _namespace_of(next(g for g in grads if g is not None))
+        return _run_masked(self, grads, wanted, xp, _saved_arrays(self))
 
     def release_variables(self, site=None) -> None:
         freed = site or True
@@ -175,6 +178,14 @@ def _run(node: OpNode, g, xp, vals: tuple) -> list:
         f = formulas[0]
         return [None if nxt is None else f(xp, g, i, *vals) for i, (nxt, _) in enumerate(edges)]
     return [None if nxt is None or f is None else f(xp, g, *vals) for f, (nxt, _) in zip(formulas, edges)]
+
+
+def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
+    g = grads if node._multi else grads[0]
+    if node._variadic:
+        f = node._formulas[0]
+        return [f(xp, g, i, *vals) if w else None for i, w in enumerate(wanted)]
+    return [f(xp, g, *vals) if w and f is not None else None for f, w in zip(node._formulas, wanted)]
 
 
 def _apply_one(self: OpNode, grads: list) -> list:

@@ -296,6 +296,15 @@ def _bind() -> None:
         "asarray": _t,
     }
     table.update(_convA_names())
+    # -- for shape.py, shape_extra.py, sorting.py, indexing.py, inplace.py (cumprod's backward)
+    def ones_(shape, dtype=None):
+        from .._tensor import Tensor
+        return Tensor._make(np.ones(shape, dtype=dtype))
+
+    table.update({
+        "ones": ones_,
+        "any": const(lambda a, axis=None, keepdims=False: R.any(a, axis, keepdims)),
+    })
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
 
