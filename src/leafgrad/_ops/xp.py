@@ -275,5 +275,9 @@ def _bind() -> None:
         "zeros": zeros_,
         "asarray": _t,
     }
+    # -- names for nn_ops.py's formulas (convolution, pooling, normalisation, losses)
+    table.update({
+        "take_along_axis": lambda a, indices, axis: a.gather(axis, _t(indices)),  # (one index per position)
+    })
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
