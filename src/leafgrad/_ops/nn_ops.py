@@ -584,10 +584,13 @@ def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: fl
 
 
 # =============================================================================== activations
+# (a formula's operand computed from a 0-d array is a NumPy scalar, which the forwards that pick a
+# kernel by array type (_sigmoid, _erf) cannot take: such operands of xp.apply go through xp.asarray)
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-    return (0.5 * x * (1 + _erf(xp, x * _SQRT1_2))).astype(x.dtype, copy=False)
+    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on)
+    return (0.5 * x * (1 + _erf(xp, xp.asarray(x * _SQRT1_2)))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(xp, g, self, approximate):
@@ -596,7 +599,7 @@ def _gelu_grad(xp, g, self, approximate):
         x2 = x * x
         t = xp.tanh(_SQRT_2_PI * (x + 0.044715 * x2 * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT_2_PI * (1 + 3 * 0.044715 * x2)))
-    cdf = 0.5 * (1 + xp.apply(ERF, x * _SQRT1_2))
+    cdf = 0.5 * (1 + xp.apply(ERF, xp.asarray(x * _SQRT1_2)))  # (asarray: see _gelu_fwd)
     pdf = xp.exp(x * x * -0.5) * _INV_SQRT_2PI
     return g * (cdf + x * pdf)
 
@@ -625,7 +628,7 @@ def _softplus_fwd(xp, x, beta, threshold):
 
 SOFTPLUS = defop("SoftplusBackward0", _softplus_fwd,
                  lambda xp, g, self, beta, threshold: xp.where(self * beta > threshold, g,
-                                                               g * xp.apply(SIGMOID, self * beta)),
+                                                               g * xp.apply(SIGMOID, xp.asarray(self * beta))),
                  saved=("self", "beta", "threshold"))
 HARDTANH = defop("HardtanhBackward0",
                  lambda xp, x, min_val, max_val: xp.clip(x, min_val, max_val).astype(x.dtype, copy=False),
@@ -635,7 +638,7 @@ HARDTANH = defop("HardtanhBackward0",
 
 LOG_SIGMOID = defop("LogSigmoidBackward0",
                     lambda xp, x: -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
-                    lambda xp, g, self: g * xp.apply(SIGMOID, -self), saved=("self",))
+                    lambda xp, g, self: g * xp.apply(SIGMOID, xp.asarray(-self)), saved=("self",))
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
@@ -678,7 +681,7 @@ def _smooth_l1_fwd(xp, a, b, reduction, beta):
 
 def _smooth_l1_grad(xp, g, self, target, reduction, beta):
     x = self - target
-    return _grad_scale(g, reduction, xp.numel(self)) * xp.where(xp.abs(x) < beta, x / beta, xp.apply(SIGN, x))
+    return _grad_scale(g, reduction, xp.numel(self)) * xp.where(xp.abs(x) < beta, x / beta, xp.apply(SIGN, xp.asarray(x)))
 
 
 SMOOTH_L1_LOSS = defop("SmoothL1LossBackward0", _smooth_l1_fwd,
@@ -696,7 +699,7 @@ def _huber_fwd(xp, a, b, reduction, delta):
 
 def _huber_grad(xp, g, self, target, reduction, delta):
     x = self - target
-    return _grad_scale(g, reduction, xp.numel(self)) * xp.apply(CLAMP, x, params=(-delta, delta))
+    return _grad_scale(g, reduction, xp.numel(self)) * xp.apply(CLAMP, xp.asarray(x), params=(-delta, delta))
 
 
 HUBER_LOSS = defop("HuberLossBackward0", _huber_fwd,
@@ -718,7 +721,7 @@ def _bce_fwd(xp, x, t, weight, reduction):
 
 def _bce_grad_input(xp, g, self, target, weight, reduction):
     gi = _grad_scale(g, reduction, xp.numel(self)) * (self - target) / xp.apply(
-        CLAMP, (1 - self) * self, params=(_BCE_EPS, None))
+        CLAMP, xp.asarray((1 - self) * self), params=(_BCE_EPS, None))
     return gi if weight is None else gi * weight
 
 
@@ -756,7 +759,7 @@ def _bce_logits_grad_input(xp, g, self, target, weight, pos_weight, reduction):
 
 def _bce_logits_grad_target(xp, g, self, target, weight, pos_weight, reduction):
     if pos_weight is not None:
-        gt = xp.apply(LOG_SIGMOID, -self) - xp.apply(LOG_SIGMOID, self) * pos_weight
+        gt = xp.apply(LOG_SIGMOID, xp.asarray(-self)) - xp.apply(LOG_SIGMOID, self) * pos_weight
     else:
         gt = -self
     gt = _grad_scale(g, reduction, xp.numel(self)) * gt
