@@ -2,11 +2,15 @@
 embedding, activations and losses.
 
 Each op is declared once with :func:`defop`: an array forward (``xp`` is the backend's
-array module) and one backward formula per input, written in leafgrad ops. Where a
-backward is itself a big array computation (the input and weight gradients of a
-convolution, un-pooling, scattering a loss gradient back into its classes), it is
-another ``defop`` whose own formulas use the forward op again: the ops are closed
-under differentiation, so double backward (``create_graph=True``) works everywhere.
+array module) and one backward formula per input, written against the namespace ``xp``
+it is given (``_ops/xp.py``): raw arrays in a plain backward, Tensors when a graph of the
+backward is wanted. Where a backward is itself a big array computation (the input and
+weight gradients of a convolution, un-pooling, scattering a loss gradient back into its
+classes), it is another ``defop``, reached through ``xp.apply``, whose own formulas use
+the forward op again: the ops are closed under differentiation, so double backward
+(``create_graph=True``) works everywhere. A tensor parameter (an index, a target, a
+weight) reaches a forward as a Tensor or, from a formula on arrays, as its array
+(:func:`_array` reads both).
 
 Names follow the grad_fn classes torch 2.13 records on the CPU, so a graph built
 with ``leafgrad.nn`` reads like one built with ``torch.nn``.
@@ -79,7 +83,8 @@ def _conv_bias_fwd(xp, x, w, b, stride, pad, dil, groups):
 
 
 def _conv_input_grad_fwd(xp, g, w, input_shape, stride, pad, dil, groups):
-    """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im."""
+    """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im
+    (at stride 1, with finite weights, the faster :func:`_col2im_flat`, bit for bit the same)."""
     g4, w4 = _as4(g), _as4(w)
     n, o, ho, wo = g4.shape
     _, cg, kh, kw = w4.shape
