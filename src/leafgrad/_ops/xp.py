@@ -305,6 +305,10 @@ def _bind() -> None:
         "ones": ones_,
         "any": const(lambda a, axis=None, keepdims=False: R.any(a, axis, keepdims)),
     })
+    # -- names for nn_ops.py's formulas (convolution, pooling, normalisation, losses)
+    table.update({
+        "take_along_axis": lambda a, indices, axis: a.gather(axis, _t(indices)),  # (one index per position)
+    })
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
 
