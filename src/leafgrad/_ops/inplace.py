@@ -13,12 +13,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
-from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..autograd.graph import Node, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from ..provenance import user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
 from . import pointwise as _pw
-from .registry import OpNode, _namespace_of, _record, apply, defop, edge_of
+from .registry import _namespace_of, _record, apply, defop, edge_of
 from .xp import TENSORS
 
 _make = Tensor._make

@@ -34,11 +34,6 @@ DIV = defop("DivBackward0", lambda xp, a, b: a / b,
             saved=("self", "other"), n_in=2)
 
 
-def _conj(x):
-    """(for formulas still written on Tensors alone: the others call ``xp.conj``)"""
-    return x.conj() if x.__class__ in TENSOR_TYPES and x._data.dtype.kind == "c" else x
-
-
 NEG = defop("NegBackward0", lambda xp, a: -a, lambda xp, g: -g)
 RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * result * result,
                    saved=("result",))
@@ -215,7 +210,7 @@ WHERE = defop("WhereBackward0", lambda xp, a, b, condition: xp.where(condition._
 
 
 def _max_grad(xp, g, self, other):
-    return xp.where(self < other, 0.0, xp.where(self == other, g / 2, g))
+    return xp.masked_fill(xp.where(self == other, g / 2, g), self < other, 0.0)
 
 
 # (between two tensors torch's sign of a tied zero depends on the size: its vector loop returns the
@@ -223,32 +218,34 @@ def _max_grad(xp, g, self, other):
 MAXIMUM = defop("MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
                 (_max_grad, lambda xp, g, self, other: _max_grad(xp, g, other, self)), saved=("self", "other"), n_in=2)
 def _min_grad(xp, g, self, other):
-    return xp.where(self > other, 0.0, xp.where(self == other, g / 2, g))
+    return xp.masked_fill(xp.where(self == other, g / 2, g), self > other, 0.0)
 
 
 MINIMUM = defop("MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
                 (_min_grad, lambda xp, g, self, other: _min_grad(xp, g, other, self)), saved=("self", "other"), n_in=2)
 # fmax/fmin ignore a nan operand; a tie, or a nan other, sends the whole gradient to self (torch)
 FMAX = defop("FmaxBackward0", lambda xp, a, b: xp.fmax(a, b),
-             (lambda xp, g, self, other: xp.where(xp.logical_or(self >= other, xp.isnan(other)), g, 0.0),
-              lambda xp, g, self, other: xp.where(xp.logical_or(self >= other, xp.isnan(other)), 0.0, g)),
+             (lambda xp, g, self, other: xp.masked_fill(g, xp.logical_not(xp.logical_or(self >= other, xp.isnan(other))), 0.0),
+              lambda xp, g, self, other: xp.masked_fill(g, xp.logical_or(self >= other, xp.isnan(other)), 0.0)),
              saved=("self", "other"), n_in=2)
 FMIN = defop("FminBackward0", lambda xp, a, b: xp.fmin(a, b),
-             (lambda xp, g, self, other: xp.where(xp.logical_or(self <= other, xp.isnan(other)), g, 0.0),
-              lambda xp, g, self, other: xp.where(xp.logical_or(self <= other, xp.isnan(other)), 0.0, g)),
+             (lambda xp, g, self, other: xp.masked_fill(g, xp.logical_not(xp.logical_or(self <= other, xp.isnan(other))), 0.0),
+              lambda xp, g, self, other: xp.masked_fill(g, xp.logical_or(self <= other, xp.isnan(other)), 0.0)),
              saved=("self", "other"), n_in=2)
 # clamp_min / clamp_max: a tie keeps the gradient on self (maximum would split it)
 # (a number bound: torch keeps the input on a tie at every size, so it goes second, as NumPy keeps that one)
 CLAMP_MIN = defop("ClampMinBackward0", lambda xp, a, min: xp.maximum(min, a),
-                  lambda xp, g, self, min: xp.where(self >= min, g, 0.0), saved=("self", "min"))
+                  lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self >= min), 0.0), saved=("self", "min"))
 CLAMP_MAX = defop("ClampMaxBackward0", lambda xp, a, max: xp.minimum(max, a),
-                  lambda xp, g, self, max: xp.where(self <= max, g, 0.0), saved=("self", "max"))
+                  lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self <= max), 0.0), saved=("self", "max"))
 CLAMP_MIN_T = defop("ClampMinBackward1", lambda xp, a, b: xp.maximum(a, b),
-                    (lambda xp, g, self, min: xp.where(self >= min, g, 0.0),
-                     lambda xp, g, self, min: xp.where(self < min, g, 0.0)), saved=("self", "input1"), n_in=2)
+                    (lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self >= min), 0.0),
+                     lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self < min), 0.0)),
+                    saved=("self", "input1"), n_in=2)
 CLAMP_MAX_T = defop("ClampMaxBackward1", lambda xp, a, b: xp.minimum(a, b),
-                    (lambda xp, g, self, max: xp.where(self <= max, g, 0.0),
-                     lambda xp, g, self, max: xp.where(self > max, g, 0.0)), saved=("self", "input1"), n_in=2)
+                    (lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self <= max), 0.0),
+                     lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self > max), 0.0)),
+                    saved=("self", "input1"), n_in=2)
 CLAMP_MIN_T.node_cls._saved_names = ("self", "min")
 CLAMP_MAX_T.node_cls._saved_names = ("self", "max")
 CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda xp, g: g)
@@ -731,10 +728,6 @@ def fmax(input, other):
 def fmin(input, other):
     _tensors_only("fmin", input, other)
     return binary(FMIN, input, other)
-
-
-def zeros_like_t(t: Tensor) -> Tensor:
-    return _make(np.zeros_like(t._data))
 
 
 def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:

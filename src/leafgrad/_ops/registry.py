@@ -100,6 +100,7 @@ class OpNode(Node, metaclass=_OpNodeType):
     _saved_names: tuple = ()
     _multi: bool = False
     _variadic: bool = False
+    _operand_slots: tuple = ()  # the saved values that are forward inputs (see release_variables)
     _raw: bool = True  # every formula takes ``xp``: it can run on raw arrays
 
     def apply(self, grads: list) -> list:
@@ -130,10 +131,18 @@ class OpNode(Node, metaclass=_OpNodeType):
 
     def release_variables(self, site=None) -> None:
         freed = site or True
-        for s in self._saved:
+        saved = self._saved
+        for s in saved:
             if s.__class__ is SavedTensor:  # (SavedTensor.release, written out: runs per node per backward)
                 s._tensor = s._data = None
                 s._freed_site = freed
+        for k in self._operand_slots:
+            v = saved[k]
+            if v is not None and v.__class__ is not SavedTensor:
+                # a Python number operand (``x * 3``): torch saves it as a 0-d tensor and frees it
+                # with the graph, so a second backward through this node is refused there too
+                saved = self._saved = list(saved)
+                saved[k] = _freed_operand(freed)
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
@@ -186,6 +195,17 @@ def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
         f = node._formulas[0]
         return [f(xp, g, i, *vals) if w else None for i, w in enumerate(wanted)]
     return [f(xp, g, *vals) if w and f is not None else None for f, w in zip(node._formulas, wanted)]
+
+
+def _freed_operand(site) -> SavedTensor:
+    """A saved number operand after its graph was freed: reading it raises torch's
+    "backward through the graph a second time" error, naming where the graph was freed."""
+    s = _new(SavedTensor)
+    s._tensor = s._data = s._vc = s._site = None
+    s._version = s._output_nr = 0
+    s._is_output = s._requires_grad = False
+    s._freed_site = site
+    return s
 
 
 def _apply_one(self: OpNode, grads: list) -> list:
@@ -322,6 +342,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
         "__slots__": (), "_formulas": tuple(_as_xp_formula(f) for f in grads), "_saved_names": tuple(saved),
         "_multi": n_out != 1, "_variadic": variadic, "_raw": raw,
         "__module__": "leafgrad.autograd.functions"})
+    node_cls._operand_slots = tuple(k for k, (kind, _) in enumerate(spec) if kind == 0)
     _install_saved_properties(node_cls)
     op = OpDef()
     ALL_OPS.append(op)

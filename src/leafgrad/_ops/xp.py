@@ -75,6 +75,11 @@ class ArrayNamespace:
             return self.module.conj(a)
         return a
 
+    def masked_fill(self, a, mask, value):
+        """torch's ``a.masked_fill(mask, value)``. On Tensors it records torch's MaskedFillBackward0
+        (``where`` would record WhereBackward0), so a double backward shows the nodes torch's makes."""
+        return self.module.where(mask, value, a)
+
     def astype(self, a, dtype):
         """``a`` in NumPy dtype ``dtype`` (the same object when it already is)."""
         return a if a.dtype == dtype else a.astype(dtype)
@@ -224,7 +229,7 @@ def _bind() -> None:
     if _BOUND:
         return
     from .. import _creation as C
-    from . import linalg as L, pointwise as P, reduction as R, shape as S
+    from . import linalg as L, pointwise as P, pointwise_math as PM, reduction as R, shape as S
     from ..autograd.grad_mode import no_grad
 
     def const(fn):  # a result that carries no gradient (zeros, masks)
@@ -267,6 +272,24 @@ def _bind() -> None:
         from .._tensor import Tensor
         return Tensor._make(np.zeros(shape, dtype=dtype))
 
+    def ones_(shape, dtype=None):
+        from .._tensor import Tensor
+        return Tensor._make(np.ones(shape, dtype=dtype))
+
+    def split_(a, indices_or_sections, axis=0):
+        """NumPy's split, as narrow()s of ``a`` (the pieces glu's backward takes apart)."""
+        n = a.shape[axis]
+        if isinstance(indices_or_sections, int):
+            if indices_or_sections <= 0 or n % indices_or_sections:
+                raise ValueError("array split does not result in an equal division")
+            step = n // indices_or_sections
+            cuts = [step * k for k in range(1, indices_or_sections)]
+        else:  # (indices as Python slicing reads them: negative from the end, clamped to [0, n])
+            cuts = [min(max(c + n if c < 0 else c, 0), n) for c in indices_or_sections]
+        starts = [0] + cuts
+        ends = cuts + [n]
+        return [a.narrow(axis, lo, max(hi - lo, 0)) for lo, hi in zip(starts, ends)]
+
     table = {
         # element-wise
         "exp": P.exp, "log": P.log, "log1p": P.log1p, "expm1": P.expm1, "sqrt": P.sqrt, "sin": P.sin, "cos": P.cos,
@@ -295,51 +318,11 @@ def _bind() -> None:
         "zeros": zeros_,
         "asarray": _t,
     }
-    table.update(_convA_names())
-    # -- for shape.py, shape_extra.py, sorting.py, indexing.py, inplace.py (cumprod's backward)
-    def ones_(shape, dtype=None):
-        from .._tensor import Tensor
-        return Tensor._make(np.ones(shape, dtype=dtype))
-
     table.update({
-        "ones": ones_,
+        "sinh": PM.sinh, "cosh": PM.cosh, "split": split_, "ones": ones_,
+        "masked_fill": lambda a, mask, value: a.masked_fill(_t(mask), value),
         "any": const(lambda a, axis=None, keepdims=False: R.any(a, axis, keepdims)),
-    })
-    # -- names for nn_ops.py's formulas (convolution, pooling, normalisation, losses)
-    table.update({
         "take_along_axis": lambda a, indices, axis: a.gather(axis, _t(indices)),  # (one index per position)
     })
     TENSORS.__dict__.update(table)
     _BOUND.append(True)
-
-
-# -- names for the formulas of pointwise_math.py, nn_activations.py and nn_loss_ops.py (convA)
-def _masked_fill_arrays(self, a, mask, value):
-    """torch's ``a.masked_fill(mask, value)``: ``a`` (its shape and dtype) with ``value`` where ``mask``
-    is set. NumPy's where computes it; on Tensors it records torch's MaskedFillBackward0 (where
-    would record WhereBackward0), so a double backward shows the nodes torch's formula makes."""
-    return self.module.where(mask, value, a)
-
-
-ArrayNamespace.masked_fill = _masked_fill_arrays
-
-
-def _convA_names() -> dict:
-    from . import pointwise_math as PM
-
-    def split_(a, indices_or_sections, axis=0):
-        """NumPy's split, as narrow()s of ``a`` (the pieces glu's backward takes apart)."""
-        n = a.shape[axis]
-        if isinstance(indices_or_sections, int):
-            if indices_or_sections <= 0 or n % indices_or_sections:
-                raise ValueError("array split does not result in an equal division")
-            step = n // indices_or_sections
-            cuts = [step * k for k in range(1, indices_or_sections)]
-        else:  # (indices as Python slicing reads them: negative from the end, clamped to [0, n])
-            cuts = [min(max(c + n if c < 0 else c, 0), n) for c in indices_or_sections]
-        starts = [0] + cuts
-        ends = cuts + [n]
-        return [a.narrow(axis, lo, max(hi - lo, 0)) for lo, hi in zip(starts, ends)]
-
-    return {"sinh": PM.sinh, "cosh": PM.cosh, "split": split_,
-            "masked_fill": lambda a, mask, value: a.masked_fill(_t(mask), value)}

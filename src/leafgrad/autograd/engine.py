@@ -556,8 +556,8 @@ def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
 def _accumulate_tensor(var: Tensor, g: Tensor) -> None:
     old = var._grad
     if old is None:
-        if STATE.grad:
-            var._grad = g
+        if STATE.grad:  # (create_graph: a copy of its own, recorded as torch's CopyBackwards when it has history)
+            var._grad = _recorded_copy(g)
         elif g._grad_fn is None and g._base is None and _exclusive(g):
             var._grad = g
         else:
@@ -571,6 +571,15 @@ def _accumulate_tensor(var: Tensor, g: Tensor) -> None:
             var._grad = Tensor._make(od + g._data)
     else:
         var._grad = old + g
+
+
+def _recorded_copy(g: Tensor) -> Tensor:
+    """A fresh contiguous copy of ``g`` (never a view of it), as torch's accumulation makes one
+    under create_graph: ``empty_like(g).copy_(g)``, whose node is CopyBackwards."""
+    out = _make(g._data.copy())
+    if g._requires_grad:
+        out.copy_(g)  # (the same values again, now with history)
+    return out
 
 
 def _exclusive(g: Tensor) -> bool:
