@@ -21,7 +21,7 @@ from .. import _dtype as D
 class FileDtype:
     """One element type as stored in a file: its names, byte layout and leafgrad dtype."""
 
-    __slots__ = ("torch_name", "storage_name", "st_code", "itemsize", "raw", "target")
+    __slots__ = ("torch_name", "storage_name", "st_code", "itemsize", "raw", "target", "direct")
 
     def __init__(self, torch_name: str, storage_name: str | None, st_code: str | None, raw: str,
                  target: D.dtype | None) -> None:
@@ -31,6 +31,8 @@ class FileDtype:
         self.raw = np.dtype(raw)          # how one element is laid out in the file (little-endian)
         self.itemsize = self.raw.itemsize
         self.target = target              # the leafgrad dtype the values arrive as (None: refused)
+        # True when the file's bytes are already the leafgrad array's bytes (no decoding needed)
+        self.direct = target is not None and self.raw.isnative and self.raw == target.np
 
     def __repr__(self) -> str:
         return f"torch.{self.torch_name}"
@@ -71,10 +73,6 @@ UNTYPED = FileDtype("uint8", "UntypedStorage", None, "u1", D.uint8)
 FOR_SAVING = {BY_TORCH_NAME[n].target: BY_TORCH_NAME[n] for n in (
     "float32", "float64", "float16", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64", "bool")}
 
-
-def is_direct(fd: FileDtype) -> bool:
-    """True when the file's bytes are already the leafgrad array's bytes (no decoding needed)."""
-    return fd.target is not None and fd.raw.newbyteorder("=") == fd.target.np and fd.raw.isnative
 
 
 def _float8_table(exp_bits: int, man_bits: int, bias: int, kind: str) -> np.ndarray:

@@ -137,11 +137,9 @@ def _fail(name: str, msg: str) -> RuntimeError:
 
 
 def _no_duplicates(pairs: list) -> dict:
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r}")
-        out[k] = v
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a JSON object repeats a key")
     return out
 
 
@@ -224,7 +222,7 @@ def _array(buf: Any, start: int, info: dict, key: str) -> np.ndarray:
     fd = FD.BY_ST_CODE[info["dtype"]]
     begin, end = info["data_offsets"]
     elems = np.frombuffer(buf, dtype=fd.raw, count=(end - begin) // fd.itemsize, offset=start + begin)
-    if FD.is_direct(fd):
+    if fd.direct:
         arr = elems if elems.flags.writeable else elems.copy()
     else:
         arr = FD.decode(elems, fd, f"tensor {key!r}")

@@ -95,7 +95,7 @@ class StorageRef:
                 raise _bad(f"{what}: its storage {self.key!r} holds {raw.nbytes} bytes, not a whole number of "
                            f"{fd!r} elements ({fd.itemsize} bytes each); the file is corrupt.")
             elems = raw.view(fd.raw)
-            if FD.is_direct(fd):
+            if fd.direct:
                 arr = elems
             elif self.deferred:
                 arr = np.empty(elems.shape, dtype=fd.target.np)
