@@ -367,8 +367,8 @@ def test_malformed_headers_raise_runtime_error(tmp_path, header):
 def test_huge_header_is_fast_and_bounded(tmp_path):
     import time
     import tracemalloc
-    entries = {f"t{i}": {"dtype": "F32", "shape": [1], "data_offsets": [4 * i, 4 * i + 4]} for i in range(20_000)}
-    raw = _header_file(entries, bytes(80_000))
+    entries = {f"t{i}": {"dtype": "F32", "shape": [1], "data_offsets": [4 * i, 4 * i + 4]} for i in range(5_000)}
+    raw = _header_file(entries, bytes(20_000))
     path = tmp_path / "many.safetensors"
     path.write_bytes(raw)
     tracemalloc.start()
@@ -377,8 +377,8 @@ def test_huge_header_is_fast_and_bounded(tmp_path):
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert len(back) == 20_000
-    assert peak < 30 * len(raw), (peak, len(raw))  # a small multiple of the file (20k tensor objects)
+    assert len(back) == 5_000
+    assert peak < 30 * len(raw), (peak, len(raw))  # a small multiple of the file (5k tensor objects)
     assert elapsed < 30  # a loose guard against quadratic behaviour, not a speed target
 
 

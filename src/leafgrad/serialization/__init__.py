@@ -199,7 +199,9 @@ def _read_all(fh: Any, size: int) -> bytearray:
 
 def _map(path: str):
     import numpy as np
-    return np.memmap(path, dtype=np.uint8, mode="c")
+    # copy-on-write: tensors may be modified, the file never is; a plain ndarray view (which keeps the
+    # mapping alive) so that leafgrad's ops see an ordinary array
+    return np.memmap(path, dtype=np.uint8, mode="c").view(np.ndarray)
 
 
 def load_safetensors(f: Any, mmap: bool = False) -> Any:

@@ -102,8 +102,7 @@ _LUTS: dict[str, np.ndarray] = {}
 def _lut(name: str) -> np.ndarray:
     if name not in _LUTS:
         if name == "float8_e8m0fnu":  # exponent only: 2**(e - 127); 0xFF is NaN
-            lut = np.exp2(np.arange(256, dtype=np.float64) - 127).astype(np.float32)
-            lut[255] = np.nan
+            lut = np.append(np.exp2(np.arange(255, dtype=np.float64) - 127).astype(np.float32), np.float32("nan"))
         else:
             lut = {"float8_e4m3fn": lambda: _float8_table(4, 3, 7, "fn"),
                    "float8_e5m2": lambda: _float8_table(5, 2, 15, "ieee"),

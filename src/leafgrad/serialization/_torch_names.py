@@ -185,8 +185,9 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | 
     if len(size) != len(stride) or type(offset) is not int or offset < 0:
         raise _bad(f"corrupt checkpoint: {what} has size {size}, stride {stride} and offset {_short(offset)}, which "
                    "do not describe a tensor (size and stride must have the same length, offset must be >= 0).")
-    if any(n == 0 for n in size):
-        return np.empty(size, dtype=fd.target.np)
+    if any(n == 0 for n in size):  # no element is read: keep the saved strides on an empty array
+        empty = np.empty(0, dtype=fd.target.np)
+        return np.lib.stride_tricks.as_strided(empty, shape=size, strides=tuple(s * empty.itemsize for s in stride))
     elems = storage.as_elements(fd, what)
     last = offset + sum((n - 1) * s for n, s in zip(size, stride))
     if last >= elems.size:
