@@ -408,6 +408,7 @@ def test_whole_module_needs_weights_only_false(tmp_path):
     assert back[0].weight.grad is not None
 
 
+@pytest.mark.filterwarnings("ignore:.*not the default pickle protocol")
 def test_pickle_protocols(tmp_path):
     for protocol in (1, 2, 3, 4, 5):  # (protocol 0 writes storage ids as text, which torch cannot read back)
         path = _save_lg({"w": lg.arange(3), "t": (1, "a")}, tmp_path, f"p{protocol}.pt", pickle_protocol=protocol)
