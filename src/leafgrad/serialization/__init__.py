@@ -167,7 +167,7 @@ def _load_open(fh: Any, path: str | None, name: str, map_location: Any, weights_
             raise pickle.UnpicklingError(_wo_message(str(exc), name)) from None
         finally:
             reader.close()
-    if _safetensors.looks_like_safetensors(head, size):  # e.g. a .pt written by an older leafgrad
+    if _safetensors.looks_like_safetensors(head):  # e.g. a .pt written by an older leafgrad
         _check_map_location_for_safetensors(map_location)
         return _safetensors.loads(_map(path) if mmap else _read_all(fh, size), name)
     if mmap:

@@ -34,9 +34,13 @@ _MAX_HEADER = 100_000_000  # the safetensors library's own limit
 _MAX_DIMS = 64
 
 
-def looks_like_safetensors(head: bytes, size: int) -> bool:
-    """The first 9 bytes are a plausible header length followed by '{'."""
-    return len(head) >= 9 and head[8:9] == b"{" and struct.unpack("<Q", head[:8])[0] <= size - 8
+def looks_like_safetensors(head: bytes) -> bool:
+    """A JSON object starts at byte 8 (and the file is not a zip).
+
+    The header length is not trusted here (its first byte may even read like a pickle's
+    0x80): a damaged one is then reported as a damaged safetensors file. A torch pickle
+    never has '{' at byte 8: its legacy files open with a fixed magic number there."""
+    return len(head) >= 9 and head[8:9] == b"{" and head[:2] != b"PK"
 
 
 # ----------------------------------------------------------------------------- save

@@ -112,7 +112,7 @@ class WeightsUnpickler:
     def load(self) -> Any:
         try:
             return self._run()
-        except (UnpicklingError, EOFError):
+        except UnpicklingError:
             raise
         except RecursionError as exc:
             raise UnpicklingError(f"malformed pickle data ({exc})") from None
@@ -124,7 +124,7 @@ class WeightsUnpickler:
 
     def _run(self) -> Any:
         if self.pos >= self.end:
-            raise EOFError("Ran out of input: the pickle data is empty")
+            raise UnpicklingError("Ran out of input: the pickle data is empty")
         ops = _OPS
         while True:
             if self.pos >= self.end:
