@@ -111,23 +111,21 @@ def test_file_written_by_leafgrad_has_torchs_layout(tmp_path):
 
 # ----------------------------------------------------------------------------- storages, views, strides
 @FORMATS
-def test_views_keep_sharing_storage_torch_to_leafgrad(tmp_path, zipped):
-    x = torch.arange(12.0)
-    obj = {"x": x, "tail": x[5:9], "t": x.view(3, 4).t(), "step": x[::3], "other": torch.ones(2)}
-    back = _torch_to_lg(obj, tmp_path, zipped)
-    for k in obj:
-        _same(back[k], obj[k])
-    assert np.shares_memory(back["x"]._data, back["tail"]._data)
-    assert np.shares_memory(back["x"]._data, back["t"]._data)
-    assert not np.shares_memory(back["x"]._data, back["other"]._data)
-    back["x"].add_(100)  # writable, and the views see it as torch's would
-    assert back["tail"].tolist() == [105.0, 106.0, 107.0, 108.0] and back["step"][1].item() == 103.0
-
-
-@FORMATS
-def test_views_keep_sharing_storage_leafgrad_to_torch(tmp_path, zipped):
-    x = lg.arange(12.0)
-    obj = {"x": x, "tail": x[5:9], "t": x.view(3, 4).t(), "step": x[::3], "other": lg.ones(2)}
+@pytest.mark.parametrize("direction", ["torch_to_leafgrad", "leafgrad_to_torch"])
+def test_views_keep_sharing_storage(tmp_path, zipped, direction):
+    src = torch if direction == "torch_to_leafgrad" else lg
+    x = src.arange(12.0)
+    obj = {"x": x, "tail": x[5:9], "t": x.view(3, 4).t(), "step": x[::3], "other": src.ones(2)}
+    if src is torch:
+        back = _torch_to_lg(obj, tmp_path, zipped)
+        for k in obj:
+            _same(back[k], obj[k])
+        assert np.shares_memory(back["x"]._data, back["tail"]._data)
+        assert np.shares_memory(back["x"]._data, back["t"]._data)
+        assert not np.shares_memory(back["x"]._data, back["other"]._data)
+        back["x"].add_(100)  # writable, and the views see it as torch's would
+        assert back["tail"].tolist() == [105.0, 106.0, 107.0, 108.0] and back["step"][1].item() == 103.0
+        return
     back = _lg_to_torch(obj, tmp_path, zipped)
     for k in obj:
         _same(obj[k], back[k])

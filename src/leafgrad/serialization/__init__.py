@@ -147,7 +147,6 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
 
 def _load_open(fh: Any, path: str | None, name: str, map_location: Any, weights_only: bool, mmap: bool,
                pickle_load_args: dict) -> Any:
-    import pickle
     head = fh.read(16)
     fh.seek(0, 2)
     size = fh.tell()
@@ -160,11 +159,8 @@ def _load_open(fh: Any, path: str | None, name: str, map_location: Any, weights_
         mapped = _map(path) if mmap else None
         reader = _zip.Reader(fh, name, size)
         try:
-            return _pt.load_zip(reader, map_location, weights_only, mapped, pickle_load_args)
-        except pickle.UnpicklingError as exc:
-            if not weights_only:
-                raise
-            raise pickle.UnpicklingError(_wo_message(str(exc), name)) from None
+            return _explained(weights_only, name, _pt.load_zip, reader, map_location, weights_only, mapped,
+                              pickle_load_args)
         finally:
             reader.close()
     if _safetensors.looks_like_safetensors(head):  # e.g. a .pt written by an older leafgrad
@@ -178,8 +174,14 @@ def _load_open(fh: Any, path: str | None, name: str, map_location: Any, weights_
     if raw[257:262] == b"ustar":
         raise RuntimeError(f"leafgrad.load({name!r}): this is a checkpoint in torch's legacy .tar format (from "
                            "torch before 0.4), which leafgrad does not read; re-save it with a current torch.")
+    return _explained(weights_only, name, _pt.load_legacy, raw, name, map_location, weights_only, pickle_load_args)
+
+
+def _explained(weights_only: bool, name: str, fn, *args) -> Any:
+    """Run a pickle loader; a weights-only refusal gets torch's opening words and the way out."""
+    import pickle
     try:
-        return _pt.load_legacy(raw, name, map_location, weights_only, pickle_load_args)
+        return fn(*args)
     except pickle.UnpicklingError as exc:
         if not weights_only:
             raise
