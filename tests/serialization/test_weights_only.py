@@ -178,6 +178,21 @@ class _LyingPickler(_pickler.Pickler):
         return pid if pid is None else pid[:4] + (10 ** 12,) + pid[5:]
 
 
+class _IntGradPickler(_pickler.Pickler):
+    def _reduce_tensor(self, t):
+        func, args = super()._reduce_tensor(t)
+        return func, args[:4] + (True,) + args[5:]
+
+
+def test_impossible_tensors_are_runtime_errors_exactly():
+    buf = io.BytesIO()
+    p = _IntGradPickler(buf, 2)
+    p.dump({"w": lg.arange(3)})
+    with pytest.raises(RuntimeError, match="marked requires_grad") as info:
+        lg.load(io.BytesIO(_zip_with_pickle(buf.getvalue(), p.storages)))
+    assert type(info.value) is RuntimeError
+
+
 @pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
 def test_storage_claiming_more_than_the_file_is_refused(legacy):
     buf = io.BytesIO()

@@ -202,6 +202,9 @@ def _finish(arr: np.ndarray, requires_grad: Any, what: str) -> Tensor:
         raise _bad(f"corrupt checkpoint: {what} has requires_grad={_short(requires_grad)}, not a bool.")
     t = Tensor._make(arr)
     if requires_grad:
+        if arr.dtype.kind not in "fc":
+            raise _bad(f"corrupt checkpoint: {what} of dtype {t.dtype} is marked requires_grad, but only floating "
+                       "point and complex tensors can require gradients.")
         t.requires_grad_(True)
     return t
 

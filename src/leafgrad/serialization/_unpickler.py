@@ -116,8 +116,10 @@ class WeightsUnpickler:
             raise
         except RecursionError as exc:
             raise UnpicklingError(f"malformed pickle data ({exc})") from None
-        except RuntimeError:
-            raise  # a clear message about the data (an impossible tensor, an unplaceable storage)
+        except RuntimeError as exc:  # a clear message about the data (an impossible tensor, an unplaceable storage)
+            if type(exc) is RuntimeError:
+                raise
+            raise RuntimeError(str(exc)) from None  # one class for a bad file, not leafgrad's subclasses
         except Exception as exc:  # IndexError on an empty stack, KeyError on a missing memo entry, ...
             raise UnpicklingError(f"malformed pickle data near byte {self.pos}: {type(exc).__name__}: "
                                   f"{str(exc)[:200]}") from None
