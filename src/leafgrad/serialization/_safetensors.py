@@ -225,21 +225,24 @@ def _check_entry(name: str, key: str, info: Any, data_len: int) -> None:
 def _array(buf: Any, start: int, info: dict, key: str) -> np.ndarray:
     fd = FD.BY_ST_CODE[info["dtype"]]
     begin, end = info["data_offsets"]
+    shape = tuple(info["shape"])
+    if fd.direct:  # one array object straight on the file's bytes (no copy when the buffer is writable)
+        arr = np.ndarray(shape, dtype=fd.raw, buffer=buf, offset=start + begin)
+        return arr if arr.flags.writeable else arr.copy()
     elems = np.frombuffer(buf, dtype=fd.raw, count=(end - begin) // fd.itemsize, offset=start + begin)
-    if fd.direct:
-        arr = elems if elems.flags.writeable else elems.copy()
-    else:
-        arr = FD.decode(elems, fd, f"tensor {key!r}")
-    return arr.reshape(info["shape"])
+    return FD.decode(elems, fd, f"tensor {key!r}").reshape(shape)
 
 
 def loads(buf: Any, name: str) -> Any:
     """Load a safetensors file from its bytes (``bytearray``/memory map for writable, shared arrays)."""
     header, metadata, start = parse_header(buf, name)
-    arrays = {k: _array(buf, start, info, k) for k, info in header.items()}
-    if _FORMAT_KEY not in metadata:
-        # a plain safetensors file (e.g. from safetensors.torch.save_file): a dict of tensors
-        return {k: Tensor._make(a) for k, a in arrays.items()}
+    plain = _FORMAT_KEY not in metadata  # e.g. from safetensors.torch.save_file: a dict of tensors
+    arrays: dict[str, Any] = {}
+    for key in list(header):  # each entry is dropped once used, so the header and the tensors never peak together
+        arr = _array(buf, start, header.pop(key), key)
+        arrays[key] = Tensor._make(arr) if plain else arr
+    if plain:
+        return arrays
     try:
         info = json.loads(metadata[_FORMAT_KEY])
         structure = info["structure"]
