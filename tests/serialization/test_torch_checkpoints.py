@@ -380,6 +380,14 @@ def test_parameters_and_requires_grad(tmp_path):
     assert type(tback["leaf"]) is lg.Tensor and tback["leaf"].requires_grad
 
 
+@FORMATS
+def test_torch_lazy_conj_and_neg_views_load_with_their_values(tmp_path, zipped):
+    c = torch.tensor([1 + 2j, 3 - 4j]).conj()
+    n = torch.tensor([1 + 1j, 2j])._neg_view()
+    back = _torch_to_lg({"c": c, "n": n}, tmp_path, zipped)
+    assert back["c"].tolist() == c.resolve_conj().tolist() and back["n"].tolist() == n.resolve_neg().tolist()
+
+
 def test_tensor_attributes_survive(tmp_path):
     t = torch.ones(2)
     t.note = "kept"

@@ -25,6 +25,7 @@ from .._tensor import Size, Tensor
 from . import _dtypes as FD
 
 _MAX_DIMS = 64  # NumPy's limit; torch's is similar in practice
+_MAX_EXTENT = 1 << 48  # no real size or stride comes near; bigger ones would overflow NumPy's byte strides
 
 
 def _bad(msg: str):
@@ -164,9 +165,9 @@ def resolve_location(location: Any, map_location: Any, storage: StorageRef | Non
 # ----------------------------------------------------------------------------- tensors
 def _ints(value: Any, what: str, field: str) -> tuple:
     if not isinstance(value, tuple) or len(value) > _MAX_DIMS or \
-            not all(type(v) is int and v >= 0 for v in value):
+            not all(type(v) is int and 0 <= v < _MAX_EXTENT for v in value):
         raise _bad(f"corrupt checkpoint: {what} has an invalid {field} {_short(value)} (expected a tuple of at most "
-                   f"{_MAX_DIMS} non-negative ints).")
+                   f"{_MAX_DIMS} non-negative ints below 2**48).")
     return value
 
 
@@ -209,10 +210,26 @@ def _finish(arr: np.ndarray, requires_grad: Any, what: str) -> Tensor:
     return t
 
 
+def _apply_metadata(arr: np.ndarray, metadata: Any, what: str) -> np.ndarray:
+    """torch's lazy conjugate/negative bits, which leafgrad has not: the values are made real (a copy)."""
+    if not metadata:
+        return arr
+    if not isinstance(metadata, dict) or not set(metadata) <= {"conj", "neg"} or \
+            not all(type(v) is bool for v in metadata.values()):
+        raise _bad(f"corrupt checkpoint: {what} carries tensor metadata {_short(metadata)}; leafgrad knows only "
+                   "torch's 'conj' and 'neg' flags.")
+    if metadata.get("conj"):
+        arr = np.conj(arr)
+    if metadata.get("neg"):
+        arr = np.negative(arr)
+    return arr
+
+
 def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                       metadata=None) -> Tensor:
     """torch._utils._rebuild_tensor_v2: a tensor viewing a typed storage."""
-    return _finish(_view(storage, storage_offset, size, stride, None, "a tensor"), requires_grad, "a tensor")
+    arr = _apply_metadata(_view(storage, storage_offset, size, stride, None, "a tensor"), metadata, "a tensor")
+    return _finish(arr, requires_grad, "a tensor")
 
 
 def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype,
@@ -227,7 +244,9 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
         fd = FD.BY_TORCH_NAME[dtype.name]
     else:
         raise _bad(f"corrupt checkpoint: a tensor's dtype is {_short(dtype)}, not a dtype.")
-    return _finish(_view(storage, storage_offset, size, stride, fd, f"a {fd!r} tensor"), requires_grad, "a tensor")
+    what = f"a {fd!r} tensor"
+    arr = _apply_metadata(_view(storage, storage_offset, size, stride, fd, what), metadata, what)
+    return _finish(arr, requires_grad, what)
 
 
 def rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
