@@ -76,7 +76,7 @@ class StorageRef:
         self._decoded: dict[str, np.ndarray] = {}
         # legacy files put the bytes after the pickle: arrays that need decoding are filled by finish()
         self.deferred = deferred
-        self._pending: list[tuple[FD.FileDtype, np.ndarray, str]] = []
+        self._pending: list[Callable[[], None]] = []
 
     @property
     def nbytes(self) -> int:
@@ -100,16 +100,20 @@ class StorageRef:
                 arr = elems
             elif self.deferred:
                 arr = np.empty(elems.shape, dtype=fd.target.np)
-                self._pending.append((fd, arr, what))
+                self.later(lambda arr=arr, elems=elems: np.copyto(arr, FD.decode(elems, fd, what)))
             else:
                 arr = FD.decode(elems, fd, what)
             self._decoded[fd.torch_name] = arr
         return arr
 
+    def later(self, fill: Callable[[], None]) -> None:
+        """Run ``fill`` once the bytes are in (legacy files), in the order of the calls."""
+        self._pending.append(fill)
+
     def finish(self) -> None:
-        """Decode into the arrays handed out before the bytes were read (legacy files)."""
-        for fd, arr, what in self._pending:
-            arr[...] = FD.decode(self.raw_bytes().view(fd.raw), fd, what)
+        """Fill the arrays handed out before the bytes were read (legacy files)."""
+        for fill in self._pending:
+            fill()
         self._pending.clear()
 
     # map_location callables receive a storage and may return it, or .cpu() of it
@@ -210,7 +214,7 @@ def _finish(arr: np.ndarray, requires_grad: Any, what: str) -> Tensor:
     return t
 
 
-def _apply_metadata(arr: np.ndarray, metadata: Any, what: str) -> np.ndarray:
+def _apply_metadata(arr: np.ndarray, metadata: Any, what: str, storage: StorageRef) -> np.ndarray:
     """torch's lazy conjugate/negative bits, which leafgrad has not: the values are made real (a copy)."""
     if not metadata:
         return arr
@@ -218,17 +222,24 @@ def _apply_metadata(arr: np.ndarray, metadata: Any, what: str) -> np.ndarray:
             not all(type(v) is bool for v in metadata.values()):
         raise _bad(f"corrupt checkpoint: {what} carries tensor metadata {_short(metadata)}; leafgrad knows only "
                    "torch's 'conj' and 'neg' flags.")
-    if metadata.get("conj"):
-        arr = np.conj(arr)
-    if metadata.get("neg"):
-        arr = np.negative(arr)
-    return arr
+    conj, neg = metadata.get("conj", False), metadata.get("neg", False)
+    out = np.empty_like(arr)
+
+    def fill() -> None:
+        vals = np.conj(arr) if conj else arr
+        np.copyto(out, np.negative(vals) if neg else vals)
+    if storage.deferred:
+        storage.later(fill)
+    else:
+        fill()
+    return out
 
 
 def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                       metadata=None) -> Tensor:
     """torch._utils._rebuild_tensor_v2: a tensor viewing a typed storage."""
-    arr = _apply_metadata(_view(storage, storage_offset, size, stride, None, "a tensor"), metadata, "a tensor")
+    arr = _apply_metadata(_view(storage, storage_offset, size, stride, None, "a tensor"), metadata, "a tensor",
+                          storage)
     return _finish(arr, requires_grad, "a tensor")
 
 
@@ -245,7 +256,7 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
     else:
         raise _bad(f"corrupt checkpoint: a tensor's dtype is {_short(dtype)}, not a dtype.")
     what = f"a {fd!r} tensor"
-    arr = _apply_metadata(_view(storage, storage_offset, size, stride, fd, what), metadata, what)
+    arr = _apply_metadata(_view(storage, storage_offset, size, stride, fd, what), metadata, what, storage)
     return _finish(arr, requires_grad, what)
 
 
