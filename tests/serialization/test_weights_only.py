@@ -271,3 +271,14 @@ def test_empty_and_foreign_files(tmp_path):
         lg.load(io.BytesIO(b"PK\x03\x04" + b"\x00" * 40))
     with pytest.raises(FileNotFoundError):
         lg.load(tmp_path / "missing.pt")
+
+
+def test_import_leafgrad_leaves_the_format_code_unloaded():
+    import subprocess
+    import sys
+    code = ("import sys, leafgrad; assert 'leafgrad.serialization' not in sys.modules; "
+            "import leafgrad.serialization as s; "
+            "assert not any(m in sys.modules for m in ('leafgrad.serialization._unpickler', "
+            "'leafgrad.serialization._zip', 'leafgrad.serialization._pickler')); "
+            "assert leafgrad.serialization is s and callable(s.add_safe_globals)")
+    subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
