@@ -282,3 +282,11 @@ def test_import_leafgrad_leaves_the_format_code_unloaded():
             "'leafgrad.serialization._zip', 'leafgrad.serialization._pickler')); "
             "assert leafgrad.serialization is s and callable(s.add_safe_globals)")
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ})
+
+
+def test_messages_about_file_contents_are_bounded():
+    # a storage type given as a 2**80-leaf shared tuple: showing it in full would never finish
+    tup = b"".join([pickle.NONE, pickle.TUPLE1] + [pickle.DUP, pickle.TUPLE2] * 80)
+    data = b"".join([pickle.PROTO, b"\x02", pickle.MARK, _unicode("storage"), tup, _unicode("0"), _unicode("cpu"),
+                     pickle.BININT1, b"\x01", pickle.TUPLE, pickle.BINPERSID, pickle.STOP])
+    _refused(_zip_with_pickle(data), match="is not a storage type")

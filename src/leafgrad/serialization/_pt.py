@@ -24,6 +24,8 @@ import numpy as np
 from . import _dtypes as FD, _pickler, _torch_names as TN, _zip
 from ._unpickler import UnpicklingError, weights_only_load
 
+_r = TN.short_repr  # file contents in messages are shown bounded
+
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
 
@@ -46,7 +48,7 @@ class Session:
                                    "the file holds; the file is corrupt (or was crafted to exhaust memory).")
             arr = self.raw[key] = self.fetch(key, nbytes)
         elif arr.nbytes != nbytes:
-            raise RuntimeError(f"leafgrad.load({self.name!r}): storage {key!r} is declared with two different "
+            raise RuntimeError(f"leafgrad.load({self.name!r}): storage {_r(key)} is declared with two different "
                                f"sizes ({arr.nbytes} and {nbytes} bytes); the file is corrupt.")
         return arr
 
@@ -57,7 +59,7 @@ class Session:
             raise UnpicklingError(f"malformed checkpoint: a storage id has {len(pid)} fields, expected {want}")
         _, storage_type, key, location, numel = pid[:5]
         if not isinstance(storage_type, TN.StorageType):
-            raise UnpicklingError(f"malformed checkpoint: {storage_type!r} is not a storage type")
+            raise UnpicklingError(f"malformed checkpoint: {TN.short_repr(storage_type)} is not a storage type")
         if type(key) is not str or type(numel) is not int or numel < 0:
             raise UnpicklingError("malformed checkpoint: a storage id needs a string key and a non-negative count")
         fd = storage_type.fd
@@ -66,7 +68,7 @@ class Session:
             ref = TN.StorageRef(fd, key, location, numel, self._raw, deferred=self.legacy)
             self.refs[(key, fd.torch_name)] = ref
         elif ref.numel != numel:
-            raise RuntimeError(f"leafgrad.load({self.name!r}): storage {key!r} is declared with two different "
+            raise RuntimeError(f"leafgrad.load({self.name!r}): storage {_r(key)} is declared with two different "
                                f"sizes ({ref.numel} and {numel} elements); the file is corrupt.")
         ref = TN.resolve_location(location, self.map_location, ref)
         if self.legacy:
@@ -111,7 +113,7 @@ class FullUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Any:
         if self.session is None or not (isinstance(pid, tuple) and pid and pid[0] in ("storage", b"storage")):
-            raise UnpicklingError(f"unsupported persistent id {pid!r}")
+            raise UnpicklingError(f"unsupported persistent id {TN.short_repr(pid)}")
         return self.session.persistent_load(pid)
 
 
@@ -202,18 +204,18 @@ def load_legacy(raw: bytes, name: str, map_location: Any, weights_only: bool, pi
     for key in keys:
         ref = roots.get(key)
         if ref is None:
-            raise RuntimeError(f"leafgrad.load({name!r}): corrupt legacy checkpoint: storage {key!r} is listed but "
+            raise RuntimeError(f"leafgrad.load({name!r}): corrupt legacy checkpoint: storage {_r(key)} is listed but "
                                "never used")
         if pos + 8 > len(raw):
-            raise RuntimeError(f"leafgrad.load({name!r}): the file is truncated before the bytes of storage {key!r}")
+            raise RuntimeError(f"leafgrad.load({name!r}): the file is truncated before the bytes of storage {_r(key)}")
         (count,) = struct.unpack("<q", raw[pos:pos + 8])
         nbytes = filled[key].nbytes
         if count * ref.fd.itemsize != nbytes:
-            raise RuntimeError(f"leafgrad.load({name!r}): storage {key!r} has wrong byte size: expected {nbytes} "
+            raise RuntimeError(f"leafgrad.load({name!r}): storage {_r(key)} has wrong byte size: expected {nbytes} "
                                f"bytes, the file says {count} elements of {ref.fd.itemsize} bytes")
         pos += 8
         if pos + nbytes > len(raw):
-            raise RuntimeError(f"leafgrad.load({name!r}): the file is truncated inside the bytes of storage {key!r}")
+            raise RuntimeError(f"leafgrad.load({name!r}): the file is truncated inside the bytes of storage {_r(key)}")
         filled[key][:] = np.frombuffer(raw, dtype=np.uint8, count=nbytes, offset=pos)
         pos += nbytes
     missing = set(filled) - set(keys)

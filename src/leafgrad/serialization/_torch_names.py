@@ -14,6 +14,7 @@ dtypes, sizes, devices and tensors.
 from __future__ import annotations
 
 import codecs
+import reprlib
 from collections import Counter, OrderedDict
 from typing import Any, Callable
 
@@ -93,8 +94,8 @@ class StorageRef:
         if arr is None:
             raw = self.raw_bytes()
             if raw.nbytes % fd.itemsize:
-                raise _bad(f"{what}: its storage {self.key!r} holds {raw.nbytes} bytes, not a whole number of "
-                           f"{fd!r} elements ({fd.itemsize} bytes each); the file is corrupt.")
+                raise _bad(f"{what}: its storage {short_repr(self.key)} holds {raw.nbytes} bytes, not a whole "
+                           f"number of {fd!r} elements ({fd.itemsize} bytes each); the file is corrupt.")
             elems = raw.view(fd.raw)
             if fd.direct:
                 arr = elems
@@ -128,7 +129,7 @@ class StorageRef:
         return _device("cpu")
 
     def __repr__(self) -> str:
-        return f"<storage {self.key!r}: {self.numel} x {self.fd!r} on {self.location}>"
+        return f"<storage {short_repr(self.key)}: {self.numel} x {self.fd!r} on {short_repr(self.location)}>"
 
 
 def _cuda_message(location: str) -> str:
@@ -162,7 +163,8 @@ def resolve_location(location: Any, map_location: Any, storage: StorageRef | Non
         return storage
     if kind == "cuda":
         raise RuntimeError(_cuda_message(location))
-    raise RuntimeError(f"leafgrad.load: cannot place a storage saved on {location!r} on {target!r}: leafgrad "
+    raise RuntimeError(f"leafgrad.load: cannot place a storage saved on {short_repr(location)} on "
+                       f"{short_repr(target)}: leafgrad "
                        "tensors live on the CPU. Pass map_location='cpu'.")
 
 
@@ -175,9 +177,19 @@ def _ints(value: Any, what: str, field: str) -> tuple:
     return value
 
 
-def _short(value: Any) -> str:
-    text = object.__repr__(value) if not isinstance(value, (tuple, list, int, str)) else repr(value)[:80]
-    return text
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 60, 60, 40
+
+
+def short_repr(value: Any) -> str:
+    """A bounded repr for messages about file contents (a shared, deeply nested tuple has an exponential repr)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # e.g. an int too long to print
+        return f"<{type(value).__name__}>"
+
+
+_short = short_repr
 
 
 def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | None, what: str) -> np.ndarray:
