@@ -95,7 +95,7 @@ def _check_map_location_for_safetensors(map_location: Any) -> None:
         raise RuntimeError("Loading a safetensors file with a dict or callable map_location is not supported: "
                            "pass a device string or leafgrad.device instead (leafgrad loads onto the CPU).")
     if map_location is not None:
-        from ._torch_names import resolve_location
+        from ._storages import resolve_location
         resolve_location("cpu", str(map_location))
 
 

@@ -21,10 +21,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _dtypes as FD, _pickler, _torch_names as TN, _zip
+from . import _dtypes as FD, _pickler, _storages as ST, _torch_names as TN, _zip
 from ._unpickler import UnpicklingError, weights_only_load
 
-_r = TN.short_repr  # file contents in messages are shown bounded
+_r = ST.short_repr  # file contents in messages are shown bounded
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -37,7 +37,7 @@ class Session:
         self.name, self.map_location, self.fetch, self.legacy = name, map_location, fetch, legacy
         self.budget = budget  # bytes the storages may still claim (the file's size)
         self.raw: dict[str, np.ndarray] = {}
-        self.refs: dict[tuple[str, str], TN.StorageRef] = {}
+        self.refs: dict[tuple[str, str], ST.StorageRef] = {}
 
     def _raw(self, key: str, nbytes: int) -> np.ndarray:
         arr = self.raw.get(key)
@@ -52,32 +52,32 @@ class Session:
                                f"sizes ({arr.nbytes} and {nbytes} bytes); the file is corrupt.")
         return arr
 
-    def persistent_load(self, pid: Any) -> TN.StorageRef:
+    def persistent_load(self, pid: Any) -> ST.StorageRef:
         pid = tuple(p.decode("ascii") if isinstance(p, bytes) else p for p in pid)
         want = 6 if self.legacy else 5
         if len(pid) != want:
             raise UnpicklingError(f"malformed checkpoint: a storage id has {len(pid)} fields, expected {want}")
         _, storage_type, key, location, numel = pid[:5]
-        if not isinstance(storage_type, TN.StorageType):
-            raise UnpicklingError(f"malformed checkpoint: {TN.short_repr(storage_type)} is not a storage type")
+        if not isinstance(storage_type, ST.StorageType):
+            raise UnpicklingError(f"malformed checkpoint: {ST.short_repr(storage_type)} is not a storage type")
         if type(key) is not str or type(numel) is not int or numel < 0:
             raise UnpicklingError("malformed checkpoint: a storage id needs a string key and a non-negative count")
         fd = storage_type.fd
         ref = self.refs.get((key, fd.torch_name))
         if ref is None:
-            ref = TN.StorageRef(fd, key, location, numel, self._raw, deferred=self.legacy)
+            ref = ST.StorageRef(fd, key, location, numel, self._raw, deferred=self.legacy)
             self.refs[(key, fd.torch_name)] = ref
         elif ref.numel != numel:
             raise RuntimeError(f"leafgrad.load({self.name!r}): storage {_r(key)} is declared with two different "
                                f"sizes ({ref.numel} and {numel} elements); the file is corrupt.")
-        ref = TN.resolve_location(location, self.map_location, ref)
+        ref = ST.resolve_location(location, self.map_location, ref)
         if self.legacy:
             ref.raw_bytes()  # claim the bytes now: they follow the pickle and are copied in at the end
             if pid[5] is not None:
                 return self._legacy_view(ref, pid[5])
         return ref
 
-    def _legacy_view(self, root: TN.StorageRef, view: Any) -> TN.StorageRef:
+    def _legacy_view(self, root: ST.StorageRef, view: Any) -> ST.StorageRef:
         """Old checkpoints could pickle a typed view (key, offset, size) of a storage."""
         if not (type(view) is tuple and len(view) == 3 and type(view[0]) is str
                 and all(type(v) is int and v >= 0 for v in view[1:])):
@@ -91,7 +91,7 @@ class Session:
             return root.raw_bytes()[offset * item:offset * item + nbytes]
         view_ref = self.refs.get((key, root.fd.torch_name))
         if view_ref is None:
-            view_ref = self.refs[(key, root.fd.torch_name)] = TN.StorageRef(root.fd, key, root.location, size,
+            view_ref = self.refs[(key, root.fd.torch_name)] = ST.StorageRef(root.fd, key, root.location, size,
                                                                               fetch, deferred=True)
         return view_ref
 
@@ -113,7 +113,7 @@ class FullUnpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Any:
         if self.session is None or not (isinstance(pid, tuple) and pid and pid[0] in ("storage", b"storage")):
-            raise UnpicklingError(f"unsupported persistent id {TN.short_repr(pid)}")
+            raise UnpicklingError(f"unsupported persistent id {ST.short_repr(pid)}")
         return self.session.persistent_load(pid)
 
 

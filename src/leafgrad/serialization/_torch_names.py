@@ -14,7 +14,6 @@ dtypes, sizes, devices and tensors.
 from __future__ import annotations
 
 import codecs
-import reprlib
 from collections import Counter, OrderedDict
 from typing import Any, Callable
 
@@ -24,172 +23,21 @@ from .. import _dtype as D
 from .._backend import device as _device
 from .._tensor import Size, Tensor
 from . import _dtypes as FD
+from ._storages import ForeignDtype, StorageRef, StorageType, bad as _bad, short_repr
 
 _MAX_DIMS = 64  # NumPy's limit; torch's is similar in practice
 _MAX_EXTENT = 1 << 48  # no real size or stride comes near; bigger ones would overflow NumPy's byte strides
-
-
-def _bad(msg: str):
-    # the public class is RuntimeError exactly (torch raises RuntimeError for out-of-bounds storages)
-    return RuntimeError(msg)
-
-
-# ----------------------------------------------------------------------------- storages
-class StorageType:
-    """What a legacy storage class global (``torch.FloatStorage``) stands for: a file dtype."""
-
-    __slots__ = ("fd", "name")
-
-    def __init__(self, fd: FD.FileDtype, name: str) -> None:
-        self.fd, self.name = fd, name
-
-    def __repr__(self) -> str:
-        return f"<storage type torch.{self.name}>"
-
-
-class ForeignDtype:
-    """A torch dtype leafgrad has no dtype for (torch.uint16, float8, ...): usable to describe stored tensors."""
-
-    __slots__ = ("name", "fd")
-
-    def __init__(self, name: str) -> None:
-        self.name, self.fd = name, FD.BY_TORCH_NAME.get(name)
-
-    def __repr__(self) -> str:
-        return f"torch.{self.name}"
-
-
-class StorageRef:
-    """One storage of a checkpoint: its file dtype, record key and element count; its bytes load on first use.
-
-    ``fetch(key, nbytes)`` returns the record's bytes as a 1-d uint8 array of exactly ``nbytes``
-    bytes (it raises if the record is missing or has another size). The decoded array is
-    cached per element type, so every tensor viewing this storage shares one array.
-    """
-
-    __slots__ = ("fd", "key", "location", "numel", "_fetch", "_raw", "_decoded", "_pending", "deferred")
-
-    def __init__(self, fd: FD.FileDtype, key: str, location: str, numel: int, fetch: Callable,
-                 deferred: bool = False) -> None:
-        self.fd, self.key, self.location, self.numel = fd, key, location, numel
-        self._fetch = fetch
-        self._raw: np.ndarray | None = None
-        self._decoded: dict[str, np.ndarray] = {}
-        # legacy files put the bytes after the pickle: arrays that need decoding are filled by finish()
-        self.deferred = deferred
-        self._pending: list[Callable[[], None]] = []
-
-    @property
-    def nbytes(self) -> int:
-        return self.numel * self.fd.itemsize
-
-    def raw_bytes(self) -> np.ndarray:
-        if self._raw is None:
-            self._raw = self._fetch(self.key, self.nbytes)
-        return self._raw
-
-    def as_elements(self, fd: FD.FileDtype, what: str) -> np.ndarray:
-        """The storage's bytes as a 1-d writable array of ``fd``'s leafgrad dtype."""
-        arr = self._decoded.get(fd.torch_name)
-        if arr is None:
-            raw = self.raw_bytes()
-            if raw.nbytes % fd.itemsize:
-                raise _bad(f"{what}: its storage {short_repr(self.key)} holds {raw.nbytes} bytes, not a whole "
-                           f"number of {fd!r} elements ({fd.itemsize} bytes each); the file is corrupt.")
-            elems = raw.view(fd.raw)
-            if fd.direct:
-                arr = elems
-            elif self.deferred:
-                arr = np.empty(elems.shape, dtype=fd.target.np)
-                self.later(lambda arr=arr, elems=elems: np.copyto(arr, FD.decode(elems, fd, what)))
-            else:
-                arr = FD.decode(elems, fd, what)
-            self._decoded[fd.torch_name] = arr
-        return arr
-
-    def later(self, fill: Callable[[], None]) -> None:
-        """Run ``fill`` once the bytes are in (legacy files), in the order of the calls."""
-        self._pending.append(fill)
-
-    def finish(self) -> None:
-        """Fill the arrays handed out before the bytes were read (legacy files)."""
-        for fill in self._pending:
-            fill()
-        self._pending.clear()
-
-    # map_location callables receive a storage and may return it, or .cpu() of it
-    def cpu(self) -> "StorageRef":
-        return self
-
-    def cuda(self, *args, **kwargs):
-        raise RuntimeError(_cuda_message(self.location))
-
-    @property
-    def device(self) -> _device:
-        return _device("cpu")
-
-    def __repr__(self) -> str:
-        return f"<storage {short_repr(self.key)}: {self.numel} x {self.fd!r} on {short_repr(self.location)}>"
-
-
-def _cuda_message(location: str) -> str:
-    return (f"Attempting to deserialize object on a CUDA device ({location}) but leafgrad.cuda.is_available() is "
-            "False: leafgrad has no GPU backend here. Load it onto the CPU with map_location='cpu' (or "
-            "map_location=leafgrad.device('cpu')).")
-
-
-def resolve_location(location: Any, map_location: Any, storage: StorageRef | None = None):
-    """Where a storage saved on ``location`` goes under ``map_location``; leafgrad only has the CPU."""
-    if not isinstance(location, str):
-        raise _bad(f"corrupt checkpoint: a storage's device should be a string like 'cpu', got "
-                   f"{type(location).__name__}")
-    target = location
-    if isinstance(map_location, dict):
-        target = map_location.get(location, location)
-    elif map_location is not None and not callable(map_location):
-        target = map_location
-    elif callable(map_location) and storage is not None:
-        result = map_location(storage, location)
-        if result is None:  # torch falls back to the saved location
-            target = location
-        elif isinstance(result, StorageRef):
-            return result
-        else:
-            raise TypeError(f"map_location returned {type(result).__name__}; it should return the storage it was "
-                            "given (or storage.cpu()), or None")
-    target = str(target)
-    kind = target.partition(":")[0]
-    if kind == "cpu":
-        return storage
-    if kind == "cuda":
-        raise RuntimeError(_cuda_message(location))
-    raise RuntimeError(f"leafgrad.load: cannot place a storage saved on {short_repr(location)} on "
-                       f"{short_repr(target)}: leafgrad "
-                       "tensors live on the CPU. Pass map_location='cpu'.")
 
 
 # ----------------------------------------------------------------------------- tensors
 def _ints(value: Any, what: str, field: str) -> tuple:
     if not isinstance(value, tuple) or len(value) > _MAX_DIMS or \
             not all(type(v) is int and 0 <= v < _MAX_EXTENT for v in value):
-        raise _bad(f"corrupt checkpoint: {what} has an invalid {field} {_short(value)} (expected a tuple of at most "
+        raise _bad(f"corrupt checkpoint: {what} has an invalid {field} {short_repr(value)} (expected a tuple of at most "
                    f"{_MAX_DIMS} non-negative ints below 2**48).")
     return value
 
 
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 60, 60, 40
-
-
-def short_repr(value: Any) -> str:
-    """A bounded repr for messages about file contents (a shared, deeply nested tuple has an exponential repr)."""
-    try:
-        return _REPR.repr(value)
-    except Exception:  # e.g. an int too long to print
-        return f"<{type(value).__name__}>"
-
-
-_short = short_repr
 
 
 def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | None, what: str) -> np.ndarray:
@@ -200,7 +48,7 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | 
         raise RuntimeError(f"{what} has dtype {fd!r}, which leafgrad cannot represent.")
     size, stride = _ints(tuple(size) if isinstance(size, Size) else size, what, "size"), _ints(stride, what, "stride")
     if len(size) != len(stride) or type(offset) is not int or offset < 0:
-        raise _bad(f"corrupt checkpoint: {what} has size {size}, stride {stride} and offset {_short(offset)}, which "
+        raise _bad(f"corrupt checkpoint: {what} has size {size}, stride {stride} and offset {short_repr(offset)}, which "
                    "do not describe a tensor (size and stride must have the same length, offset must be >= 0).")
     if any(n == 0 for n in size):  # no element is read: keep the saved strides on an empty array
         empty = np.empty(0, dtype=fd.target.np)
@@ -216,7 +64,7 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | 
 
 def _finish(arr: np.ndarray, requires_grad: Any, what: str) -> Tensor:
     if type(requires_grad) is not bool:
-        raise _bad(f"corrupt checkpoint: {what} has requires_grad={_short(requires_grad)}, not a bool.")
+        raise _bad(f"corrupt checkpoint: {what} has requires_grad={short_repr(requires_grad)}, not a bool.")
     t = Tensor._make(arr)
     if requires_grad:
         if arr.dtype.kind not in "fc":
@@ -232,7 +80,7 @@ def _apply_metadata(arr: np.ndarray, metadata: Any, what: str, storage: StorageR
         return arr
     if not isinstance(metadata, dict) or not set(metadata) <= {"conj", "neg"} or \
             not all(type(v) is bool for v in metadata.values()):
-        raise _bad(f"corrupt checkpoint: {what} carries tensor metadata {_short(metadata)}; leafgrad knows only "
+        raise _bad(f"corrupt checkpoint: {what} carries tensor metadata {short_repr(metadata)}; leafgrad knows only "
                    "torch's 'conj' and 'neg' flags.")
     conj, neg = metadata.get("conj", False), metadata.get("neg", False)
     out = np.empty_like(arr)
@@ -266,7 +114,7 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
     elif isinstance(dtype, D.dtype):
         fd = FD.BY_TORCH_NAME[dtype.name]
     else:
-        raise _bad(f"corrupt checkpoint: a tensor's dtype is {_short(dtype)}, not a dtype.")
+        raise _bad(f"corrupt checkpoint: a tensor's dtype is {short_repr(dtype)}, not a dtype.")
     what = f"a {fd!r} tensor"
     arr = _apply_metadata(_view(storage, storage_offset, size, stride, fd, what), metadata, what, storage)
     return _finish(arr, requires_grad, what)
@@ -330,7 +178,7 @@ def rebuild_from_type_v2(func, new_type, args, state):
     if new_type is PARAMETER and not isinstance(t, _parameter_class()):
         t = _parameter_class()(t, t.requires_grad)
     elif new_type is not TENSOR and new_type is not PARAMETER and new_type is not type(t):
-        raise _bad(f"leafgrad cannot rebuild a tensor of class {_short(new_type)}; only torch.Tensor and "
+        raise _bad(f"leafgrad cannot rebuild a tensor of class {short_repr(new_type)}; only torch.Tensor and "
                    "torch.nn.Parameter load as weights.")
     return set_state(t, state)
 
@@ -389,7 +237,7 @@ def safe_complex(real=0.0, imag=0.0) -> complex:
 
 def _get_layout(name):
     if name != "torch.strided":
-        raise RuntimeError(f"leafgrad has only strided tensors; this checkpoint uses the layout {_short(name)}.")
+        raise RuntimeError(f"leafgrad has only strided tensors; this checkpoint uses the layout {short_repr(name)}.")
     return "torch.strided"
 
 
