@@ -126,7 +126,7 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 def __getattr__(name: str):
     # the training library is imported on first use, keeping `import leafgrad` fast
     import importlib
-    if name in ("nn", "optim", "utils", "viz", "explain_module"):
+    if name in ("nn", "optim", "utils", "viz", "explain_module", "serialization"):
         return importlib.import_module(f".{name}", __name__)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
