@@ -1,7 +1,7 @@
 """The gradient reducer behind DistributedDataParallel: buckets of gradients averaged over the ranks.
 
-Parameters are packed, in reverse registration order (the order backward usually produces
-their gradients), into buckets of one dtype and a capped size. Each parameter's
+Parameters are packed into buckets of one dtype and a capped size, reduced last-layer-first
+(the order backward usually produces their gradients). Each parameter's
 post-accumulate-grad hook marks it ready; when every parameter of the next bucket is ready,
 its gradients are flattened into one array and a nonblocking MPI allreduce starts, while
 backward goes on computing earlier layers' gradients. Buckets are launched strictly in order,
@@ -18,22 +18,27 @@ from ...distributed._mpi import mpi
 
 __all__ = ["Reducer", "assign_buckets"]
 
-FIRST_BUCKET_BYTES = 1024 * 1024  # torch's small first bucket: the last layers' gradients start moving sooner
+FIRST_BUCKET_BYTES = 1024 * 1024  # torch's first bucket with the default cap (the first-defined parameters)
 
 
-def assign_buckets(params: list, cap_bytes: int) -> list[list[int]]:
-    """Parameter indices per bucket: reverse order, one dtype per bucket, each dtype's first bucket 1 MiB."""
+def assign_buckets(params: list, cap_bytes: int, first_bytes: int) -> list[list[int]]:
+    """Parameter indices per bucket, in the order the buckets are reduced (torch's initial assignment).
+
+    Buckets are filled in registration order, one dtype per bucket, each closing once it holds
+    ``cap_bytes`` (a dtype's first bucket: ``first_bytes``, so the first layers' gradients, which
+    backward produces last, do not wait in a big bucket); they are then reduced last-first,
+    the order backward usually makes their gradients ready.
+    """
     buckets: list[list[int]] = []
     open_by_dtype: dict = {}  # dtype -> [indices of its open bucket, bytes in it, limit of it]
-    for i in reversed(range(len(params))):
-        p = params[i]
+    for i, p in enumerate(params):
         entry = open_by_dtype.get(p.dtype)
         if entry is None or entry[1] >= entry[2]:
-            entry = open_by_dtype[p.dtype] = [[], 0, FIRST_BUCKET_BYTES if entry is None else cap_bytes]
+            entry = open_by_dtype[p.dtype] = [[], 0, first_bytes if entry is None else cap_bytes]
             buckets.append(entry[0])
         entry[0].append(i)
         entry[1] += p.numel() * p.element_size()
-    return buckets
+    return buckets[::-1]
 
 
 class _Bucket:
@@ -53,9 +58,9 @@ class _Bucket:
 class Reducer:
     """Averages the gradients of ``params`` over ``group`` during each armed backward pass."""
 
-    def __init__(self, params: list, group, cap_bytes: int, find_unused: bool) -> None:
+    def __init__(self, params: list, group, cap_bytes: int, first_bytes: int, find_unused: bool) -> None:
         self.params, self.group, self.find_unused = params, group, find_unused
-        self.buckets = [_Bucket(ix, params) for ix in assign_buckets(params, cap_bytes)]
+        self.buckets = [_Bucket(ix, params) for ix in assign_buckets(params, cap_bytes, first_bytes)]
         self.bucket_of = {}
         for b, bucket in enumerate(self.buckets):
             for slot, i in enumerate(bucket.indices):

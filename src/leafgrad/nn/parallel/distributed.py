@@ -17,7 +17,7 @@ from ... import Tensor, is_grad_enabled
 from ...distributed import get_rank
 from ...distributed._group import resolve
 from ..modules.module import Module
-from ._reducer import Reducer
+from ._reducer import FIRST_BUCKET_BYTES, Reducer
 
 __all__ = ["DistributedDataParallel"]
 
@@ -61,7 +61,8 @@ class DistributedDataParallel(Module):
         module: the model; wrapped as ``self.module`` (state_dict keys gain the ``module.`` prefix).
         broadcast_buffers: re-send rank 0's buffers (e.g. BatchNorm's running stats) before each forward.
         process_group: the group to average over (the default group when None).
-        bucket_cap_mb: bucket size in MiB (25 by default; the first bucket is 1 MiB, as in torch).
+        bucket_cap_mb: bucket size in MiB (25 by default, and then the first-defined parameters' bucket
+            is 1 MiB, as in torch).
         find_unused_parameters: after each forward, walk the output's graph and count the parameters it
             does not reach as ready, so a backward that skips them still finishes its averaging.
     """
@@ -104,7 +105,8 @@ class DistributedDataParallel(Module):
             self._broadcast_coalesced([t for t in module.state_dict().values() if isinstance(t, Tensor)])
         self._module_buffers = [b for b in module.buffers()]
         self._params = params
-        self.reducer = Reducer(params, group, self.bucket_bytes_cap, find_unused_parameters)
+        first = FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap  # torch's rule
+        self.reducer = Reducer(params, group, self.bucket_bytes_cap, first, find_unused_parameters)
 
     # ------------------------------------------------------------------ wrap-time checks and syncing
     def _verify_same_model(self, module: Module) -> None:
