@@ -182,7 +182,7 @@ def test_without_a_group_ddp_raises_torchs_error():
 def test_bucket_assignment_like_torchs_initial_one():
     ps = [lg.zeros(300_000), lg.zeros(10), lg.zeros(10, dtype=lg.float64), lg.zeros(300_000), lg.zeros(5)]
     # float32 bytes: 1.2 MB, 40, -, 1.2 MB, 20. Filled forward, a bucket closes once it reaches its limit,
-    # the first float32 bucket's limit is 1 MiB; then reduced last-first
-    assert assign_buckets(ps, cap_bytes=25 * 2 ** 20, first_bytes=2 ** 20) == [[1, 3, 4], [2], [0]]
+    # the first float32 bucket's limit is 1 MiB; buckets sorted by their first index, then reduced last-first
+    assert assign_buckets(ps, cap_bytes=25 * 2 ** 20, first_bytes=2 ** 20) == [[2], [1, 3, 4], [0]]
     assert assign_buckets(ps, cap_bytes=1, first_bytes=1) == [[4], [3], [2], [1], [0]]
     assert assign_buckets(ps, cap_bytes=2 ** 30, first_bytes=2 ** 30) == [[2], [0, 1, 3, 4]]
