@@ -61,7 +61,14 @@ class Probe(Dataset):
 def keep(samples):
     return samples
 
+def which_torch(_):
+    import torch
+    return torch.__name__
+
 if __name__ == "__main__":
+    import multiprocessing
+    with multiprocessing.get_context("spawn").Pool(1) as pool:   # a plain spawned child, not only our workers
+        print(pool.map(which_torch, [0]))
     loader = DataLoader(Probe(), batch_size=2, num_workers=2, multiprocessing_context="spawn", collate_fn=keep)
     for batch in loader:
         print(batch)
@@ -76,6 +83,7 @@ def test_spawned_workers_import_leafgrad_as_torch(tmp_path):
                          env=rank_env(), timeout=LIMIT_S, cwd=str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines() == [
+        "['leafgrad']",
         "[[0, 0, 'leafgrad', 'leafgrad._tensor'], [1, 0, 'leafgrad', 'leafgrad._tensor']]",
         "[[2, 1, 'leafgrad', 'leafgrad._tensor'], [3, 1, 'leafgrad', 'leafgrad._tensor']]"]
 

@@ -57,7 +57,9 @@ class MultiProcessPass:
     """Iterator over a loader's batches, loaded by ``loader.num_workers`` worker processes."""
 
     def __init__(self, loader) -> None:
-        self._loader = loader
+        # no reference to the loader itself: a persistent loader holds this pass, and a cycle between
+        # them would leave the shutdown to the garbage collector, after the queues' threads are gone
+        self._index_sampler, self._dataset = loader._index_sampler, loader.dataset
         self._streaming = loader._dataset_kind == "iterable"
         self._n = loader.num_workers
         self._prefetch = loader.prefetch_factor
@@ -82,23 +84,23 @@ class MultiProcessPass:
             w.start()
             self._index_queues.append(iq)
             self._workers.append(w)
-        self._reset(first=True)
+        self._reset(loader, first=True)
 
     # ------------------------------------------------------------------ epochs
     def reset(self, loader) -> None:
         """A new epoch on the same (persistent) workers."""
-        self._loader = loader
+        self._index_sampler = loader._index_sampler
         self._indices = iter(loader._index_sampler)
-        self._reset(first=False)
+        self._reset(loader, first=False)
 
-    def _reset(self, first: bool) -> None:
+    def _reset(self, loader, first: bool) -> None:
         self._send_idx = self._rcvd_idx = 0
         self._tasks: dict = {}  # task id -> (worker,) while pending, (worker, batch) once it arrived early
         self._outstanding = 0
         self._active = [True] * self._n
         self._cycle = itertools.cycle(range(self._n))
         self._yielded = 0
-        self._reported_len = self._loader._IterableDataset_len_called
+        self._reported_len = loader._IterableDataset_len_called
         if not first:
             for iq in self._index_queues:
                 iq.put(ResumeIteration())
@@ -115,7 +117,7 @@ class MultiProcessPass:
         return self
 
     def __len__(self) -> int:
-        return len(self._loader._index_sampler)
+        return len(self._index_sampler)
 
     def _dispatch(self) -> None:
         """Send the next index to the next active worker (nothing when the sampler or the workers are done)."""
@@ -190,7 +192,7 @@ class MultiProcessPass:
         self._yielded += 1
         reported = self._reported_len
         if self._streaming and reported is not None and self._yielded > reported:
-            warnings.warn(f"Length of IterableDataset {self._loader.dataset} was reported to be {reported}(when "
+            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be {reported}(when "
                           f"accessing len(dataloader)), but {self._yielded} samples have been fetched. For "
                           "multiprocessing data-loading, every worker holds a full copy of the dataset: split "
                           "the stream with get_worker_info() in __iter__.", stacklevel=3)

@@ -124,7 +124,7 @@ def worker_loop(kind: str, dataset, index_queue, result_queue, done_event, auto_
             try:
                 task = index_queue.get(timeout=STATUS_CHECK_INTERVAL)
             except queue.Empty:
-                if os.getppid() != parent_pid:  # the main process died: nobody will read our answers
+                if os.getppid() != parent_pid or done_event.is_set():  # the main process died or is done
                     break
                 continue
             if task is None:
