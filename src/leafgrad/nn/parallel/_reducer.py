@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import from_numpy, no_grad
-from ...distributed import ReduceOp, all_reduce
-from ...distributed._mpi import mpi
+from ...distributed import ReduceOp, all_reduce, get_world_size
 
 __all__ = ["Reducer", "assign_buckets"]
 
@@ -42,7 +41,9 @@ def assign_buckets(params: list, cap_bytes: int, first_bytes: int) -> list[list[
 
 
 class _Bucket:
-    __slots__ = ("indices", "pending", "flat", "work", "offsets")
+    """One flat array of several parameters' gradients, and the allreduce in flight on it."""
+
+    __slots__ = ("indices", "pending", "flat", "tensor", "work", "offsets")
 
     def __init__(self, indices: list[int], params: list) -> None:
         self.indices = indices
@@ -51,12 +52,17 @@ class _Bucket:
             self.offsets.append(total)
             total += params[i].numel()
         self.flat = np.zeros(total, dtype=params[indices[0]].detach().numpy().dtype)
+        self.tensor = from_numpy(self.flat)  # the same memory: the collective reduces the array in place
         self.pending = len(indices)
         self.work = None
 
 
 class Reducer:
-    """Averages the gradients of ``params`` over ``group`` during each armed backward pass."""
+    """Averages the gradients of ``params`` over ``group`` during each armed backward pass.
+
+    It talks to the other ranks only through ``leafgrad.distributed``'s public collectives
+    (``all_reduce(..., async_op=True)`` and its ``Work`` handles).
+    """
 
     def __init__(self, params: list, group, cap_bytes: int, first_bytes: int, find_unused: bool) -> None:
         self.params, self.group, self.find_unused = params, group, find_unused
@@ -109,8 +115,8 @@ class Reducer:
             raise RuntimeError(
                 f"Expected to mark a variable ready only once. Parameter index {index} received a second gradient "
                 "in one synchronised iteration: a backward through the same graph twice, or a parameter used by "
-                "two reentrant backwards. Run the extra backward under ddp.no_sync(), or use static_graph=True "
-                "patterns that backward once per forward.")
+                "two reentrant backwards. Run one synchronised backward per forward; run any extra backward "
+                "under ddp.no_sync().")
         self.ready[index] = True
         self.used[index] = 1 if used else 0
         b, _ = self.bucket_of[index]
@@ -126,17 +132,17 @@ class Reducer:
                     bucket.flat[off:off + n] = 0
                 else:
                     bucket.flat[off:off + n] = grad.detach().numpy().reshape(-1)
-            bucket.work = self.group.comm.Iallreduce(mpi().IN_PLACE, bucket.flat, op=mpi().SUM)
+            bucket.work = all_reduce(bucket.tensor, ReduceOp.SUM, group=self.group, async_op=True)
             self.next_bucket += 1
-        started = [b.work for b in self.buckets[:self.next_bucket] if b.work is not None]
-        if started:
-            mpi().Request.Testall(started)  # lets MPI progress the transfers while backward runs on
+        for bucket in self.buckets[:self.next_bucket]:
+            bucket.work.is_completed()  # a test lets MPI move the transfers on while backward goes on
         if self.next_bucket == len(self.buckets):
             self._finish()
 
     def _finish(self) -> None:
-        mpi().Request.Waitall([b.work for b in self.buckets])
-        size = self.group.size()
+        for bucket in self.buckets:
+            bucket.work.wait()
+        size = get_world_size(self.group)
         used = self.used
         if self.find_unused:  # a parameter unused on every rank keeps its .grad untouched, as in torch
             used = from_numpy(self.used.copy())

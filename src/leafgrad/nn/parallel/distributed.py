@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ... import Tensor, is_grad_enabled
-from ...distributed import get_rank
-from ...distributed._group import resolve
+from ... import Tensor, from_numpy, is_grad_enabled
+from ... import distributed as dist
 from ..modules.module import Module
 from ._reducer import FIRST_BUCKET_BYTES, Reducer
 
@@ -81,9 +80,10 @@ class DistributedDataParallel(Module):
                 "DistributedDataParallel device_ids and output_device arguments only work with single-device/"
                 f"multiple-device GPU modules or CPU modules, but got device_ids {device_ids}, output_device "
                 "None, and module parameters {device(type='cpu')}: leave both unset for a CPU module.")
-        group = resolve(process_group)
-        if group is None:
-            raise ValueError("DistributedDataParallel: this rank is not a member of the given process_group")
+        dist.get_world_size(process_group)  # without a default group: torch's ValueError
+        if dist.get_rank(process_group) < 0:
+            raise ValueError("DistributedDataParallel: this rank is not a member of the given process_group; "
+                             "wrap the model only on the ranks of the group")
         params, seen = [], set()
         for p in module.parameters():
             if p.requires_grad and id(p) not in seen:
@@ -93,7 +93,7 @@ class DistributedDataParallel(Module):
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
                                "that requires a gradient.")
         self.module = module
-        self.process_group = group
+        self.process_group = process_group  # None: the default group
         self.dim, self.broadcast_buffers = dim, broadcast_buffers
         self.find_unused_parameters, self.static_graph = find_unused_parameters, static_graph
         self.gradient_as_bucket_view = gradient_as_bucket_view
@@ -106,36 +106,39 @@ class DistributedDataParallel(Module):
         self._module_buffers = [b for b in module.buffers()]
         self._params = params
         first = FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap  # torch's rule
-        self.reducer = Reducer(params, group, self.bucket_bytes_cap, first, find_unused_parameters)
+        self.reducer = Reducer(params, process_group, self.bucket_bytes_cap, first, find_unused_parameters)
 
     # ------------------------------------------------------------------ wrap-time checks and syncing
+    def _global_rank(self, group_rank: int) -> int:
+        return group_rank if self.process_group is None else dist.get_global_rank(self.process_group, group_rank)
+
     def _verify_same_model(self, module: Module) -> None:
         mine = [(name, tuple(p.shape), str(p.dtype)) for name, p in module.named_parameters()]
-        everyone = self.process_group.comm.allgather(mine)
+        everyone: list = [None] * dist.get_world_size(self.process_group)
+        dist.all_gather_object(everyone, mine, group=self.process_group)
+        me = dist.get_rank()
         for r, theirs in enumerate(everyone):
             if len(theirs) != len(mine):
-                raise RuntimeError(f"DDP expects same model across all ranks, but Rank {get_rank()} has "
-                                   f"{len(mine)} params, while rank {self.process_group.ranks[r]} has inconsistent "
-                                   f"{len(theirs)} params.")
+                raise RuntimeError(f"DDP expects same model across all ranks, but Rank {me} has {len(mine)} params, "
+                                   f"while rank {self._global_rank(r)} has inconsistent {len(theirs)} params.")
             for (name, shape, dtype), (_, s2, d2) in zip(mine, theirs):
                 if (shape, dtype) != (s2, d2):
                     raise RuntimeError(
                         f"DDP expects same model across all ranks, but parameter {name} has shape {list(shape)} "
-                        f"({dtype}) on rank {get_rank()} and {list(s2)} ({d2}) on rank "
-                        f"{self.process_group.ranks[r]}: build the same model on every rank.")
+                        f"({dtype}) on rank {me} and {list(s2)} ({d2}) on rank {self._global_rank(r)}: build the "
+                        "same model on every rank.")
 
     def _broadcast_coalesced(self, tensors: list) -> None:
         """Rank 0's values into ``tensors`` on every rank: one broadcast per dtype, of all of them flattened."""
-        if self.process_group.size() == 1 or not tensors:
+        if dist.get_world_size(self.process_group) == 1 or not tensors:
             return
         by_dtype: dict = {}
         for t in tensors:
             by_dtype.setdefault(t.dtype, []).append(t)
         for group in by_dtype.values():
-            arrays = [t.detach().numpy() for t in group]
+            arrays = [t.detach().numpy() for t in group]  # the tensors' own memory
             flat = np.concatenate([a.reshape(-1) for a in arrays])
-            wire = flat.view(np.uint8) if flat.dtype == np.bool_ else flat
-            self.process_group.comm.Bcast(wire, root=0)
+            dist.broadcast(from_numpy(flat), self._global_rank(0), group=self.process_group)
             off = 0
             for a in arrays:
                 a[...] = flat[off:off + a.size].reshape(a.shape)
