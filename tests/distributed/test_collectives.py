@@ -91,6 +91,11 @@ res["e_group_big"] = err(lambda: dist.new_group([0, 1, 2]))
 dist.barrier()
 dist.destroy_process_group()
 res["after_destroy"] = np.array(dist.is_initialized())
+os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"   # torch's debug mode: collectives compare their arguments
+dist.init_process_group("mpi")
+res["e_mismatch"] = err(lambda: dist.all_reduce(torch.zeros(3 + r)))
+t = torch.ones(2); dist.all_reduce(t); res["detail_ok"] = t.numpy()
+dist.destroy_process_group()
 save(**res)
 """
 
@@ -210,6 +215,17 @@ def test_new_group_members_and_non_members(ranks):
 def test_wrong_calls_raise_torchs_classes(ranks, key, start):
     for r in ranks:
         assert str(r[key]).startswith(start), str(r[key])
+
+
+def test_debug_detail_names_both_sides_of_a_mismatch(ranks):
+    for me, r in enumerate(ranks):
+        msg = str(r["e_mismatch"])
+        assert msg.startswith("RuntimeError: Detected mismatch between collectives on ranks. "
+                              f"Rank {me} is running collective: CollectiveFingerPrint(OpType=all_reduce, "
+                              f"TensorShape=[{3 + me}], TensorDtypes=float32)"), msg
+        assert f"but Rank {1 - me} is running collective: CollectiveFingerPrint(OpType=all_reduce, " \
+               f"TensorShape=[{4 - me}]" in msg
+        assert r["detail_ok"].tolist() == [2.0, 2.0]
 
 
 def test_destroy_process_group(ranks):

@@ -3,7 +3,10 @@
 Every call starts an MPI request and returns a :class:`Work`; ``async_op=False`` (the default)
 waits on it at once. What a call does once its data has arrived (copy a gathered array into the
 output tensors, divide for AVG) runs in ``Work.wait``, so async and sync calls share one path.
-Arguments are checked locally, before anything is sent, with torch's exception classes.
+Arguments are checked locally, before anything is sent, with torch's exception classes. With
+``TORCH_DISTRIBUTED_DEBUG=DETAIL`` (read at ``init_process_group``, as torch does) every
+collective first exchanges its name, shapes and dtypes, so ranks that disagree fail with a
+RuntimeError naming both sides instead of hanging or reading each other's data wrongly.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._group import ProcessGroup, ReduceOp, resolve
+from ._group import ProcessGroup, ReduceOp, _State, resolve
 from ._mpi import Buffer, mpi
 
 __all__ = ["Work", "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
@@ -86,13 +89,31 @@ def _check_list(value, name: str) -> None:
                         f"             but got {type(value)} instead.")
 
 
-def _group_or_skip(group, what: str) -> ProcessGroup | None:
+def _group_or_skip(group, what: str, *tensors) -> ProcessGroup | None:
+    """The group to run in (None, after torch's warning, on a rank outside it); checks ``tensors`` under DETAIL."""
     grp = resolve(group)
     if grp is None:
-        from ._group import _State
         warnings.warn(f"Running {what} on global rank {_State.world.rank()} which does not belong to the given "
                       "group.", stacklevel=3)
+    elif _State.detail:
+        _compare_fingerprints(grp, what, tensors)
     return grp
+
+
+def _fingerprint(what: str, tensors) -> str:
+    shapes = ", ".join("[" + ", ".join(map(str, t.shape)) + "]" for t in tensors)
+    dtypes = ", ".join(str(t.dtype).replace("torch.", "") for t in tensors)
+    return f"CollectiveFingerPrint(OpType={what}, TensorShape={shapes or '[]'}, TensorDtypes={dtypes or '-'})"
+
+
+def _compare_fingerprints(grp: ProcessGroup, what: str, tensors) -> None:
+    mine = _fingerprint(what, tensors)
+    for r, theirs in enumerate(grp.comm.allgather(mine)):
+        if theirs != mine:
+            raise RuntimeError(f"Detected mismatch between collectives on ranks. Rank {grp.ranks[grp.rank()]} is "
+                               f"running collective: {mine}, but Rank {grp.ranks[r]} is running collective: "
+                               f"{theirs}. Every rank of a group must call the same collectives, in the same "
+                               "order, with tensors of the same shapes and dtypes.")
 
 
 def _same_layout(tensors, like, what: str, direction: str = "output") -> None:
@@ -138,7 +159,7 @@ def _finisher(buf: Buffer, op, size: int) -> Callable[[], None]:
 def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """Every rank's ``tensor`` becomes the reduction (SUM by default) of all ranks' tensors, in place."""
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "all_reduce")
+    grp = _group_or_skip(group, "all_reduce", tensor)
     if grp is None:
         return None
     buf = Buffer(tensor)
@@ -150,7 +171,7 @@ def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool =
 def reduce(tensor, dst: int, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """The reduction lands in rank ``dst``'s ``tensor``; the other ranks' tensors are left as they were."""
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "reduce")
+    grp = _group_or_skip(group, "reduce", tensor)
     if grp is None:
         return None
     root = grp.group_rank(dst, "reduce")
@@ -166,7 +187,7 @@ def reduce(tensor, dst: int, op: ReduceOp = ReduceOp.SUM, group=None, async_op: 
 def broadcast(tensor, src: int, group=None, async_op: bool = False):
     """Rank ``src``'s ``tensor`` is copied into every other rank's ``tensor``."""
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "broadcast")
+    grp = _group_or_skip(group, "broadcast", tensor)
     if grp is None:
         return None
     root = grp.group_rank(src, "broadcast")
@@ -179,7 +200,7 @@ def all_gather(tensor_list: list, tensor, group=None, async_op: bool = False):
     """``tensor_list[r]`` becomes rank r's ``tensor``, on every rank."""
     _check_list(tensor_list, "tensor_list")
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "all_gather")
+    grp = _group_or_skip(group, "all_gather", tensor)
     if grp is None:
         return None
     n = grp.size()
@@ -203,7 +224,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
     """Every rank's ``input_tensor``, in rank order, concatenated (or stacked) into ``output_tensor``."""
     _check_tensor(output_tensor, "output_tensor")
     _check_tensor(input_tensor, "input_tensor")
-    grp = _group_or_skip(group, "all_gather_into_tensor")
+    grp = _group_or_skip(group, "all_gather_into_tensor", input_tensor)
     if grp is None:
         return None
     n = grp.size()
@@ -224,7 +245,7 @@ def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group=
     """Rank r's ``output`` becomes the reduction over all ranks of their ``input_list[r]``."""
     _check_tensor(output, "output")
     _check_list(input_list, "input_list")
-    grp = _group_or_skip(group, "reduce_scatter")
+    grp = _group_or_skip(group, "reduce_scatter", output)
     if grp is None:
         return None
     n = grp.size()
@@ -240,7 +261,7 @@ def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group=None
     """As :func:`reduce_scatter`, with the inputs as consecutive chunks of one tensor."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
-    grp = _group_or_skip(group, "reduce_scatter_tensor")
+    grp = _group_or_skip(group, "reduce_scatter_tensor", output)
     if grp is None:
         return None
     if input.numel() != grp.size() * output.numel() or input.dtype != output.dtype:
@@ -260,7 +281,7 @@ def _reduce_scatter(grp: ProcessGroup, send: np.ndarray, output, op, async_op: b
 def gather(tensor, gather_list: list | None = None, dst: int = 0, group=None, async_op: bool = False):
     """Rank ``dst``'s ``gather_list[r]`` becomes rank r's ``tensor``."""
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "gather")
+    grp = _group_or_skip(group, "gather", tensor)
     if grp is None:
         return None
     root = grp.group_rank(dst, "gather")
@@ -290,7 +311,7 @@ def gather(tensor, gather_list: list | None = None, dst: int = 0, group=None, as
 def scatter(tensor, scatter_list: list | None = None, src: int = 0, group=None, async_op: bool = False):
     """Rank r's ``tensor`` becomes rank ``src``'s ``scatter_list[r]``."""
     _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "scatter")
+    grp = _group_or_skip(group, "scatter", tensor)
     if grp is None:
         return None
     root = grp.group_rank(src, "scatter")

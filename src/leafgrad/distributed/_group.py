@@ -95,6 +95,7 @@ class _NonMember:
 
 class _State:
     world: ProcessGroup | None = None
+    detail = False  # TORCH_DISTRIBUTED_DEBUG=DETAIL at init: every collective first compares its arguments
     groups: list = []  # every live group (the world first), so destroy_process_group can free them
     counter = 0
 
@@ -197,6 +198,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
                 f"leafgrad run --nproc-per-node N script.py (or mpiexec -n N python script.py).")
     world = ProcessGroup(comm.Dup(), list(range(mpi_size)), str(name), group_name or "default_pg")
     _State.world, _State.groups = world, [world]
+    _State.detail = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
