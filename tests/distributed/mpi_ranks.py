@@ -7,11 +7,7 @@ skip when mpi4py or mpiexec is missing; CI installs both (``pip install -e ".[di
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
 
-import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
