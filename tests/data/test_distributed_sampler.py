@@ -24,19 +24,23 @@ def test_unshuffled_split_equals_torch(n, replicas, drop_last):
         assert ours.total_size == theirs.total_size
 
 
-@pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (2, 5, False), (17, 4, True)])
-def test_shuffled_split_is_torchs_rule_on_leafgrads_permutation(n, replicas, drop_last):
+@pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (2, 5, False), (17, 4, True),
+                                                   (1000, 8, False)])
+@pytest.mark.parametrize("seed", [0, 11, 2 ** 40 + 5])
+def test_shuffled_split_equals_torch(n, replicas, drop_last, seed):
     for epoch in (0, 3):
-        shares = []
         for rank in range(replicas):
-            s = DistributedSampler(range(n), replicas, rank, shuffle=True, seed=11, drop_last=drop_last)
-            s.set_epoch(epoch)
-            shares.append(list(s))
-        perm = lg.randperm(n, generator=lg.Generator().manual_seed(11 + epoch)).tolist()
-        # torch's rule applied to the same permutation: torch's sampler over the permuted list, unshuffled
-        for rank in range(replicas):
-            positions = list(TorchSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last))
-            assert shares[rank] == [perm[p] for p in positions]
+            ours = DistributedSampler(range(n), replicas, rank, shuffle=True, seed=seed, drop_last=drop_last)
+            theirs = TorchSampler(range(n), replicas, rank, shuffle=True, seed=seed, drop_last=drop_last)
+            ours.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert list(ours) == list(theirs)
+
+
+def test_torch_randperm_matches_torch():
+    from leafgrad.utils.data.distributed import torch_randperm
+    for n, seed in [(0, 0), (1, 3), (7, 1), (333, 2 ** 31 + 7), (5000, 123456789)]:
+        assert torch_randperm(n, seed) == torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
 
 
 def test_epochs_reshuffle_and_every_rank_agrees():

@@ -3,20 +3,45 @@
 The split is torch's exactly: (optionally) shuffle all indices with a generator seeded by
 ``seed + epoch``; pad the list by repeating its start until it divides by the number of
 replicas (or, with ``drop_last``, cut the tail); rank r takes every ``num_replicas``-th index
-starting at r. Unshuffled, rank r reads the same samples as under torch. Shuffled, the
-permutation is leafgrad's ``randperm`` (NumPy's stream, as everywhere in leafgrad), so the
-samples differ from torch's though the split rule applied to them is the same.
+starting at r.
+
+The shuffle is torch's too, so rank r reads the same samples as under torch, shuffled or not
+(a job can move between the two libraries mid-training and keep its data order). Elsewhere
+leafgrad's random streams are NumPy's; here the permutation is the one torch's CPU
+``randperm`` draws from a fresh generator: Mersenne Twister seeded with the seed's low 32 bits
+(NumPy's MT19937 with legacy seeding is the same generator), then a Fisher-Yates pass that swaps
+position i with i + (next 32-bit output mod (n - i)).
 """
 from __future__ import annotations
 
 import math
 from typing import Iterator
 
-from ... import Generator, randperm
+import numpy as np
+
 from .dataset import Dataset
 from .sampler import Sampler
 
-__all__ = ["DistributedSampler"]
+__all__ = ["DistributedSampler", "torch_randperm"]
+
+_RAW32_LIMIT = 2 ** 32 // 20  # from this n on, torch's randperm draws 64-bit numbers instead
+
+
+def torch_randperm(n: int, seed: int) -> list[int]:
+    """``torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()``, computed with NumPy."""
+    # MT19937 seeded as torch seeds it; integers over the full 32-bit range are its raw outputs, in order
+    mt = np.random.RandomState(seed & 0xFFFFFFFF)
+    if n < _RAW32_LIMIT:
+        draws = mt.randint(0, 2 ** 32, size=max(n - 1, 0), dtype=np.uint64)
+    else:  # torch joins two outputs, the first as the high half (not checked against torch: too large to test)
+        raw = mt.randint(0, 2 ** 32, size=2 * max(n - 1, 0), dtype=np.uint64)
+        draws = (raw[0::2] << np.uint64(32)) | raw[1::2]
+    steps = np.arange(len(draws), dtype=np.uint64)
+    partners = (steps + draws % (np.uint64(n) - steps)).tolist()  # the swap targets, computed at once
+    order = list(range(n))
+    for i, j in enumerate(partners):  # the swaps themselves depend on each other: one at a time
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 class DistributedSampler(Sampler):
@@ -46,9 +71,7 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            g = Generator()
-            g.manual_seed(self.seed + self.epoch)
-            indices = randperm(n, generator=g).tolist()
+            indices = torch_randperm(n, self.seed + self.epoch)
         else:
             indices = list(range(n))
         if self.drop_last:
