@@ -228,3 +228,18 @@ def test_timeout_and_options():
         with pytest.raises(exc) as ours:
             lgdata.DataLoader(range(3), **kwargs)
         assert type(ours.value) is type(t.value) and str(ours.value)[:40] == str(t.value)[:40]
+
+
+@pytest.mark.parametrize("prefetch", [1, 3])
+def test_prefetch_factor_bounds_the_batches_in_flight_like_torch(prefetch):
+    ours, theirs = both(probe_dataset)
+    sent = []
+    for data, ds in ((lgdata, ours), (tdata, theirs)):
+        it = iter(data.DataLoader(ds, batch_size=1, num_workers=2, prefetch_factor=prefetch))
+        counts = [it._send_idx]  # tasks sent before the first batch is asked for
+        for _ in range(3):
+            next(it)
+            counts.append(it._send_idx)  # one more task per batch handed out
+        sent.append(counts)
+        del it
+    assert sent[0] == sent[1] == [2 * prefetch + k for k in range(4)]

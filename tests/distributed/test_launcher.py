@@ -2,6 +2,7 @@
 process it starts (ranks, spawned DataLoader workers), and never the real torch for a missing submodule."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -107,3 +108,18 @@ def test_torch_alias_refuses_real_torch_submodules_in_process():
         import torch.distributed as d
         import leafgrad.distributed
         assert d is leafgrad.distributed
+
+
+def test_readme_ddp_example_runs_on_two_ranks(tmp_path):
+    from mpi_ranks import ROOT, _mpiexec
+    _mpiexec()
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
+    example = next(b for b in blocks if "DistributedDataParallel" in b)
+    assert len(example.strip().splitlines()) <= 13  # the README promises a short example
+    (tmp_path / "train.py").write_text(example)
+    res = subprocess.run([sys.executable, "-m", "leafgrad", "run", "--nproc-per-node", "2", "train.py"],
+                         capture_output=True, text=True, env=rank_env(), timeout=LIMIT_S, cwd=str(tmp_path))
+    assert res.returncode == 0, res.stderr
+    rows = sorted(line.split() for line in res.stdout.splitlines())
+    assert [r[0] for r in rows] == ["0", "1"] and rows[0][1] == rows[1][1]  # both ranks, the same weights
