@@ -116,10 +116,12 @@ def test_readme_ddp_example_runs_on_two_ranks(tmp_path):
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
     example = next(b for b in blocks if "DistributedDataParallel" in b)
-    assert len(example.strip().splitlines()) <= 13  # the README promises a short example
-    (tmp_path / "train.py").write_text(example)
+    assert len(example.strip().splitlines()) <= 10  # the README promises a 10-line example
+    # run it as written, then let each rank also leave its result in a file (the ranks' prints may interleave)
+    (tmp_path / "train.py").write_text(example + "open(f'rank{dist.get_rank()}.txt', 'w').write("
+                                       "repr(model.module[0].weight.sum().item()))\n")
     res = subprocess.run([sys.executable, "-m", "leafgrad", "run", "--nproc-per-node", "2", "train.py"],
                          capture_output=True, text=True, env=rank_env(), timeout=LIMIT_S, cwd=str(tmp_path))
     assert res.returncode == 0, res.stderr
-    rows = sorted(line.split() for line in res.stdout.splitlines())
-    assert [r[0] for r in rows] == ["0", "1"] and rows[0][1] == rows[1][1]  # both ranks, the same weights
+    weights = [(tmp_path / f"rank{r}.txt").read_text() for r in range(2)]
+    assert weights[0] == weights[1] and float(weights[0]) != 0.0  # both ranks ended with the same weights
