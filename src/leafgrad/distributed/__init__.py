@@ -9,9 +9,9 @@ Launch the ranks with ``leafgrad run --nproc-per-node 2 script.py`` (torchrun's 
 ``mpiexec -n 2 python script.py``. Install the transport with ``pip install "leafgrad[distributed]"``.
 MPI is the engine torch's own ``mpi`` backend uses; nothing here speaks a socket protocol of its own.
 """
-from ._collectives import (Work, all_gather, all_gather_into_tensor, all_gather_object, all_reduce, barrier,
-                           broadcast, broadcast_object_list, gather, irecv, isend, recv, reduce, reduce_scatter,
-                           reduce_scatter_tensor, scatter, send)
+from ._collectives import (Work, all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast, gather, reduce,
+                           reduce_scatter, reduce_scatter_tensor, scatter)
+from ._p2p import all_gather_object, broadcast_object_list, irecv, isend, recv, send
 from ._group import (Backend, GroupMember, ProcessGroup, ReduceOp, destroy_process_group, get_backend,
                      get_global_rank, get_group_rank, get_process_group_ranks, get_rank, get_world_size, group,
                      init_process_group, is_available, is_gloo_available, is_initialized, is_mpi_available,

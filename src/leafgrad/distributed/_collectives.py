@@ -1,4 +1,4 @@
-"""The collectives and point-to-point calls of torch.distributed, each one MPI nonblocking call.
+"""The collectives of torch.distributed (all_reduce, broadcast, gathers, scatters, barrier), each one MPI nonblocking call.
 
 Every call starts an MPI request and returns a :class:`Work`; ``async_op=False`` (the default)
 waits on it at once. What a call does once its data has arrived (copy a gathered array into the
@@ -19,8 +19,7 @@ from ._group import ProcessGroup, ReduceOp, _State, resolve
 from ._mpi import Buffer, mpi
 
 __all__ = ["Work", "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter",
-           "reduce_scatter_tensor", "gather", "scatter", "send", "recv", "isend", "irecv", "barrier",
-           "all_gather_object", "broadcast_object_list"]
+           "reduce_scatter_tensor", "gather", "scatter", "barrier", "group_or_skip", "check_tensor"]
 
 
 class Work:
@@ -75,7 +74,7 @@ def _done(work: Work, async_op: bool):
     return None
 
 
-def _check_tensor(value, name: str) -> None:
+def check_tensor(value, name: str) -> None:
     from .._tensor import Tensor
     if not isinstance(value, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type torch.Tensor\n"
@@ -89,7 +88,7 @@ def _check_list(value, name: str) -> None:
                         f"             but got {type(value)} instead.")
 
 
-def _group_or_skip(group, what: str, *tensors) -> ProcessGroup | None:
+def group_or_skip(group, what: str, *tensors) -> ProcessGroup | None:
     """The group to run in (None, after torch's warning, on a rank outside it); checks ``tensors`` under DETAIL."""
     grp = resolve(group)
     if grp is None:
@@ -158,8 +157,8 @@ def _finisher(buf: Buffer, op, size: int) -> Callable[[], None]:
 
 def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """Every rank's ``tensor`` becomes the reduction (SUM by default) of all ranks' tensors, in place."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "all_reduce", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "all_reduce", tensor)
     if grp is None:
         return None
     buf = Buffer(tensor)
@@ -170,8 +169,8 @@ def all_reduce(tensor, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool =
 
 def reduce(tensor, dst: int, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """The reduction lands in rank ``dst``'s ``tensor``; the other ranks' tensors are left as they were."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "reduce", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "reduce", tensor)
     if grp is None:
         return None
     root = grp.group_rank(dst, "reduce")
@@ -186,8 +185,8 @@ def reduce(tensor, dst: int, op: ReduceOp = ReduceOp.SUM, group=None, async_op: 
 
 def broadcast(tensor, src: int, group=None, async_op: bool = False):
     """Rank ``src``'s ``tensor`` is copied into every other rank's ``tensor``."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "broadcast", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "broadcast", tensor)
     if grp is None:
         return None
     root = grp.group_rank(src, "broadcast")
@@ -199,8 +198,8 @@ def broadcast(tensor, src: int, group=None, async_op: bool = False):
 def all_gather(tensor_list: list, tensor, group=None, async_op: bool = False):
     """``tensor_list[r]`` becomes rank r's ``tensor``, on every rank."""
     _check_list(tensor_list, "tensor_list")
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "all_gather", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "all_gather", tensor)
     if grp is None:
         return None
     n = grp.size()
@@ -222,9 +221,9 @@ def all_gather(tensor_list: list, tensor, group=None, async_op: bool = False):
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
     """Every rank's ``input_tensor``, in rank order, concatenated (or stacked) into ``output_tensor``."""
-    _check_tensor(output_tensor, "output_tensor")
-    _check_tensor(input_tensor, "input_tensor")
-    grp = _group_or_skip(group, "all_gather_into_tensor", input_tensor)
+    check_tensor(output_tensor, "output_tensor")
+    check_tensor(input_tensor, "input_tensor")
+    grp = group_or_skip(group, "all_gather_into_tensor", input_tensor)
     if grp is None:
         return None
     n = grp.size()
@@ -243,9 +242,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
 
 def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """Rank r's ``output`` becomes the reduction over all ranks of their ``input_list[r]``."""
-    _check_tensor(output, "output")
+    check_tensor(output, "output")
     _check_list(input_list, "input_list")
-    grp = _group_or_skip(group, "reduce_scatter", output)
+    grp = group_or_skip(group, "reduce_scatter", output)
     if grp is None:
         return None
     n = grp.size()
@@ -259,9 +258,9 @@ def reduce_scatter(output, input_list: list, op: ReduceOp = ReduceOp.SUM, group=
 
 def reduce_scatter_tensor(output, input, op: ReduceOp = ReduceOp.SUM, group=None, async_op: bool = False):
     """As :func:`reduce_scatter`, with the inputs as consecutive chunks of one tensor."""
-    _check_tensor(output, "output")
-    _check_tensor(input, "input")
-    grp = _group_or_skip(group, "reduce_scatter_tensor", output)
+    check_tensor(output, "output")
+    check_tensor(input, "input")
+    grp = group_or_skip(group, "reduce_scatter_tensor", output)
     if grp is None:
         return None
     if input.numel() != grp.size() * output.numel() or input.dtype != output.dtype:
@@ -280,8 +279,8 @@ def _reduce_scatter(grp: ProcessGroup, send: np.ndarray, output, op, async_op: b
 
 def gather(tensor, gather_list: list | None = None, dst: int = 0, group=None, async_op: bool = False):
     """Rank ``dst``'s ``gather_list[r]`` becomes rank r's ``tensor``."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "gather", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "gather", tensor)
     if grp is None:
         return None
     root = grp.group_rank(dst, "gather")
@@ -310,8 +309,8 @@ def gather(tensor, gather_list: list | None = None, dst: int = 0, group=None, as
 
 def scatter(tensor, scatter_list: list | None = None, src: int = 0, group=None, async_op: bool = False):
     """Rank r's ``tensor`` becomes rank ``src``'s ``scatter_list[r]``."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "scatter", tensor)
+    check_tensor(tensor, "tensor")
+    grp = group_or_skip(group, "scatter", tensor)
     if grp is None:
         return None
     root = grp.group_rank(src, "scatter")
@@ -332,80 +331,9 @@ def scatter(tensor, scatter_list: list | None = None, src: int = 0, group=None, 
     return _done(Work([req], buf.store, [tensor]), async_op)
 
 
-def isend(tensor, dst: int, group=None, tag: int = 0) -> Work | None:
-    """Start sending ``tensor`` to global rank ``dst``."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "isend")
-    if grp is None:
-        return None
-    peer = grp.group_rank(dst, "send")
-    if peer == grp.rank():
-        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
-                         "current process.")
-    buf = Buffer(tensor)
-    return Work([grp.comm.Isend(buf.array, dest=peer, tag=tag)], None, [tensor])
-
-
-def irecv(tensor, src: int | None = None, group=None, tag: int = 0) -> Work | None:
-    """Start receiving into ``tensor`` from global rank ``src`` (any rank when None)."""
-    _check_tensor(tensor, "tensor")
-    grp = _group_or_skip(group, "irecv")
-    if grp is None:
-        return None
-    if src is None:
-        peer = mpi().ANY_SOURCE
-    else:
-        peer = grp.group_rank(src, "recv")
-        if peer == grp.rank():
-            raise ValueError("Invalid source rank: source rank should not be the same as the rank of the current "
-                             "process.")
-    buf = Buffer(tensor)
-    return Work([grp.comm.Irecv(buf.array, source=peer, tag=mpi().ANY_TAG if tag is None else tag)],
-                buf.store, [tensor])
-
-
-def send(tensor, dst: int, group=None, tag: int = 0) -> None:
-    work = isend(tensor, dst, group, tag)
-    if work is not None:
-        work.wait()
-
-
-def recv(tensor, src: int | None = None, group=None, tag: int = 0) -> int:
-    """Receive into ``tensor``; returns the global rank it came from (-1 outside the group)."""
-    work = irecv(tensor, src, group, tag)
-    if work is None:
-        return -1
-    work.wait()
-    grp = resolve(group)
-    return grp.ranks[work.source_rank()]
-
-
 def barrier(group=None, async_op: bool = False, device_ids=None):
     """Wait until every rank of the group has reached its barrier."""
-    grp = _group_or_skip(group, "barrier")
+    grp = group_or_skip(group, "barrier")
     if grp is None:
         return None
     return _done(Work([grp.comm.Ibarrier()]), async_op)
-
-
-def all_gather_object(object_list: list, obj, group=None) -> None:
-    """``object_list[r]`` becomes rank r's (picklable) ``obj``."""
-    grp = _group_or_skip(group, "all_gather_object")
-    if grp is None:
-        return
-    if len(object_list) != grp.size():
-        raise ValueError(f"all_gather_object: object_list must have one slot per rank ({grp.size()}), got "
-                         f"{len(object_list)}; build it with [None] * world_size")
-    object_list[:] = grp.comm.allgather(obj)
-
-
-def broadcast_object_list(object_list: list, src: int = 0, group=None, device=None) -> None:
-    """Rank ``src``'s list of picklable objects replaces every rank's ``object_list`` contents."""
-    grp = _group_or_skip(group, "broadcast_object_list")
-    if grp is None:
-        return
-    got = grp.comm.bcast(list(object_list), root=grp.group_rank(src, "broadcast_object_list"))
-    if len(got) != len(object_list):
-        raise RuntimeError(f"broadcast_object_list: rank {src} sent {len(got)} objects into a list of "
-                           f"{len(object_list)}; every rank must pass a list of the same length")
-    object_list[:] = got
