@@ -1,4 +1,4 @@
-"""The collectives of torch.distributed (all_reduce, broadcast, gathers, scatters, barrier), each one MPI nonblocking call.
+"""torch.distributed's collectives (all_reduce, broadcast, gathers, scatters, barrier): one MPI nonblocking call each.
 
 Every call starts an MPI request and returns a :class:`Work`; ``async_op=False`` (the default)
 waits on it at once. What a call does once its data has arrived (copy a gathered array into the
