@@ -106,6 +106,30 @@ d(x)                                     # each rank's running stats now follow 
 d.eval()
 d(x)                                     # this forward starts by broadcasting rank 0's (and eval adds nothing)
 res["running_mean"] = bn.running_mean.numpy()
+
+# overlap: buckets start from the hooks while backward still runs (the first layer's gradient comes last)
+import leafgrad.nn.parallel._reducer as R
+events = []
+real = R.all_reduce
+def logged(t, *a, **k):
+    events.append("allreduce %d" % t.numel())
+    return real(t, *a, **k)
+R.all_reduce = logged
+net = torch.nn.Sequential(torch.nn.Linear(3, 50), torch.nn.Tanh(), torch.nn.Linear(50, 7)).double()
+d = DDP(net, bucket_cap_mb=1e-4)   # about 100 bytes: a bucket per parameter
+net[0].weight.register_hook(lambda g: events.append("first layer's grad"))  # computed, not yet accumulated
+d(x).sum().backward()
+R.all_reduce = real
+res["events"] = np.array(events)
+
+# a process group other than the world: a group of both ranks made by new_group
+g = dist.new_group([0, 1])
+m = DDP(torch.nn.Linear(3, 1).double(), process_group=g)
+m(x).sum().backward()
+res["group_grad"] = m.module.weight.grad.numpy()
+lone = torch.nn.Linear(3, 1).double(); lone.load_state_dict(m.module.state_dict())
+lone(x).sum().backward()
+res["group_local_grad"] = lone.weight.grad.numpy()
 save(**res)
 """
 
@@ -168,6 +192,20 @@ def test_wrap_time_errors(unused):
 
 def test_buffers_follow_rank0(unused):
     np.testing.assert_array_equal(unused[0]["running_mean"], unused[1]["running_mean"])
+
+
+def test_buckets_start_during_backward(unused):
+    for r in unused:
+        events = r["events"].tolist()
+        # reverse order of the parameters: 7, 350, 50, then the first layer's weight (150) whose gradient is last
+        assert events[:3] == ["allreduce 7", "allreduce 350", "allreduce 50"]
+        assert events.index("first layer's grad") == 3 and events[4:] == ["allreduce 150"]
+
+
+def test_ddp_over_a_new_group(unused):
+    total = unused[0]["group_local_grad"] + unused[1]["group_local_grad"]
+    for r in unused:
+        np.testing.assert_allclose(r["group_grad"], total / 2, rtol=1e-12)
 
 
 def test_without_a_group_ddp_raises_torchs_error():
