@@ -68,9 +68,10 @@ def ddp_rank(steps: int, batch: int, hidden: int) -> None:
 
 
 def run_ddp(world: int, args) -> dict:
-    from leafgrad.distributed._launch import find_mpiexec
+    from leafgrad.distributed._launch import find_mpiexec, loopback_env
     mpiexec = find_mpiexec()
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1",
+    env = loopback_env(dict(os.environ))
+    env.update(PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPIEXEC_TIMEOUT=str(args.timeout))
     cmd = [mpiexec, "-n", str(world), sys.executable, __file__, "--ddp-rank", str(args.steps), str(args.batch),
            str(args.hidden)]

@@ -25,7 +25,8 @@ def _mpiexec() -> str:
 
 
 def rank_env() -> dict:
-    env = dict(os.environ)
+    from leafgrad.distributed._launch import loopback_env
+    env = loopback_env(dict(os.environ))
     env["PYTHONPATH"] = SRC + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["MPIEXEC_TIMEOUT"] = str(LIMIT_S)  # MPICH's hydra kills the job itself past this
     env["OMP_NUM_THREADS"] = "1"

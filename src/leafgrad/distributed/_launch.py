@@ -13,9 +13,7 @@ import shutil
 import subprocess
 import sys
 
-__all__ = ["find_mpiexec", "launch", "set_rank_env"]
-
-_LAUNCHED = "LEAFGRAD_RUN_LAUNCHED"  # set by the launcher: the ranks fill in torchrun's variables
+__all__ = ["find_mpiexec", "launch", "set_rank_env", "loopback_env"]
 
 # (rank, size, local rank, local size) as each MPI launcher names them
 _MPI_VARS = (("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
@@ -51,6 +49,14 @@ def set_rank_env(environ=os.environ) -> bool:
     return False
 
 
+def loopback_env(env: dict) -> dict:
+    """``env`` with MPI told to use only the loopback interface (all ranks run on this machine)."""
+    env.setdefault("HYDRA_IFACE", "lo")                   # MPICH's launcher and its proxies
+    env.setdefault("OMPI_MCA_oob_tcp_if_include", "lo")   # Open MPI's runtime...
+    env.setdefault("OMPI_MCA_btl_tcp_if_include", "lo")   # ...and its TCP transport
+    return env
+
+
 def launch(nproc: int, rank_argv: list[str], master_addr: str = "127.0.0.1", master_port: int = 29500) -> int:
     """Run ``python -m leafgrad run <rank_argv>`` as ``nproc`` MPI ranks; mpiexec's exit status."""
     if nproc < 1:
@@ -61,8 +67,7 @@ def launch(nproc: int, rank_argv: list[str], master_addr: str = "127.0.0.1", mas
         sys.stderr.write("leafgrad run --nproc-per-node needs mpiexec, which was not found: install the MPI "
                          "transport with pip install 'leafgrad[distributed]' (mpi4py and the mpich wheel)\n")
         return 2
-    env = dict(os.environ)
-    env[_LAUNCHED] = "1"
+    env = loopback_env(dict(os.environ))
     env["MASTER_ADDR"], env["MASTER_PORT"] = master_addr, str(master_port)
     if nproc > 1 and "OMP_NUM_THREADS" not in env:
         env["OMP_NUM_THREADS"] = "1"  # as torchrun: N ranks on one machine must not each take every core
