@@ -48,7 +48,6 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, i
 from . import autograd
 from . import linalg
 from . import cuda
-from .errors import AutogradError
 
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from differential import same
+from differential import same, raises_exactly
 
 VIEW_OPS = {
     "slice": lambda t: t[1:],
@@ -252,7 +252,7 @@ def test_saved_tensor_error_names_the_line():
     a = leafgrad.ones(2, requires_grad=True)
     b = a.exp()
     b.add_(1)  # this line must appear in the message
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         b.sum().backward()
     msg = str(info.value)
     assert msg.startswith("one of the variables needed for gradient computation has been modified by an inplace")

@@ -6,7 +6,7 @@ from typing import Sequence
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
-from ..errors import LeafgradError
+from ..errors import code_of
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
@@ -55,8 +55,9 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     try:
         run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
-    except LeafgradError as exc:
-        exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
+    except RuntimeError as exc:
+        if code_of(exc) is not None:
+            exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
         raise
 
 
@@ -79,8 +80,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     try:
         result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
                               allow_unused=allow_unused, accumulate=False)
-    except LeafgradError as exc:
-        exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`
+    except RuntimeError as exc:
+        if code_of(exc) is not None:
+            exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`
         raise
     if materialize_grads:
         from .._creation import zeros_like
