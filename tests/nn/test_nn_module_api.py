@@ -280,6 +280,25 @@ def test_hooks():
     assert m(lg.zeros(5, 2)).shape == (5, 2)
 
 
+@pytest.mark.parametrize("lib", ["leafgrad", "torch"])
+def test_always_call_hook_that_raises_is_reported_not_swallowed(lib):
+    """The forward's error is raised; the failing always_call hook's error becomes torch's UserWarning."""
+    m = pytest.importorskip("torch") if lib == "torch" else lg
+    lin = m.nn.Linear(2, 2)
+
+    def bad(mod, a, o):
+        raise ValueError("hook broke")
+
+    lin.register_forward_hook(bad, always_call=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with raises_exactly(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+            lin(m.ones(1, 3))
+    got = [(w.category, str(w.message)) for w in caught]
+    assert got == [(UserWarning, "module forward hook with ``always_call=True`` raised an exception that was "
+                                 "silenced as another error was raised in forward: hook broke")]
+
+
 def test_apply_and_init_through_apply():
     n = Net()
 

@@ -715,9 +715,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     widths = [(0, 0)] * input._data.ndim
     for i in range(len(pad) // 2):
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
-        if lo < 0 or hi < 0:
-            raise NotImplementedError("negative padding is not supported by leafgrad")
-        widths[input._data.ndim - 1 - i] = (lo, hi)
+        dim = input._data.ndim - 1 - i
+        if input._data.shape[dim] + min(lo, 0) + min(hi, 0) < 0:  # negative widths crop, as torch
+            raise RuntimeError(f"narrow(): length must be non-negative. Padding ({lo}, {hi}) crops more than "
+                               f"the {input._data.shape[dim]} elements of dim {dim} of the input {list(input.shape)}")
+        widths[dim] = (lo, hi)
     return O.constant_pad(input, widths, 0 if value is None else value)
 
 

@@ -14,6 +14,8 @@ handle's ``remove()`` works the same everywhere.
 """
 from __future__ import annotations
 
+import warnings
+
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
@@ -517,8 +519,10 @@ class Module:
                 if hook_id not in done and "always" in self._flags(hook_id):
                     try:
                         self._run_post_hook(hook_id, hook, args, kwargs, output)
-                    except Exception:
-                        pass
+                    except Exception as e:  # the forward's error is the one to raise; say this one was lost
+                        warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                                      f"silenced as another error was raised in forward: {e}", UserWarning,
+                                      stacklevel=2)
             raise
         return output
 
