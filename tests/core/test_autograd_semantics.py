@@ -536,3 +536,25 @@ def test_inference_mode_results_do_not_require_grad(torch):
             y = x * 2
         return [y.requires_grad, m.is_inference_mode_enabled()]
     same(torch, f)
+
+
+MIXED = {
+    "mul": lambda m, a, b: a * b, "add": lambda m, a, b: a + b, "sub_rev": lambda m, a, b: b - a,
+    "div": lambda m, a, b: a / b, "pow": lambda m, a, b: a ** b, "where": lambda m, a, b: m.where(a > 1.5, a, b),
+    "cat": lambda m, a, b: m.cat([a, b]), "stack": lambda m, a, b: m.stack([a, b]),
+    "maximum": lambda m, a, b: m.maximum(a, b), "atan2": lambda m, a, b: m.atan2(a, b),
+    "0d_f64": lambda m, a, b: a * b.sum(), "lerp": lambda m, a, b: m.lerp(a, b.float(), 0.3) + b,
+}
+
+
+@pytest.mark.parametrize("op", sorted(MIXED))
+@pytest.mark.parametrize("order", ["f32_first", "f64_first"])
+def test_gradient_dtype_is_each_leafs_own_when_dtypes_mix(torch, op, order):
+    """float32 and float64 leaves in one op: the result promotes, but each leaf's .grad has the leaf's dtype."""
+    def f(m):
+        a = m.tensor([1.0, 2.0, 3.0], dtype=m.float32, requires_grad=True)
+        b = m.tensor([0.5, 1.5, 2.5], dtype=m.float64, requires_grad=True)
+        out = MIXED[op](m, a, b) if order == "f32_first" else MIXED[op](m, b, a)
+        (out * 1.25).sum().backward()
+        return [out.dtype, a.grad, a.grad.dtype, b.grad, b.grad.dtype]
+    same(torch, f)

@@ -76,6 +76,8 @@ POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("sel
 
 def _pow_exp_grad(g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
+    if self.dtype != result.dtype:  # log in the promoted dtype, as torch (float32 x, float64 y: a float64 log)
+        self = self.to(result.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):  # (log(0) in the branch where() drops)
         safe = where(logical_and(self == 0, exponent >= 0), zeros_like_t(self), self.log())
         return g * result * safe
