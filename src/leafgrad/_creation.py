@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
+from . import _ranges
+from ._alloc import allocate
 from ._backend import backend_for_array, backend_for_device
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
@@ -84,7 +86,8 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _shape(size) -> tuple:
+def _shape(size, negative: str | None = None) -> tuple:
+    """The size as a tuple of ints; ``negative`` is the factory's own message for a negative size."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     out = []
@@ -94,7 +97,7 @@ def _shape(size) -> tuple:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must contain only integers, but got {type(s).__name__} ({s!r})")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     return tuple(out)
 
@@ -217,44 +220,71 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size, "zeros: Dimension size must be non-negative.")
+    return _finish(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.ones(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size)
+    return _finish(allocate(lambda: np.ones(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None, out=None) -> Tensor:
     # zero-filled rather than uninitialised: reproducible, and as cheap with NumPy
     d = _dt(dtype)
-    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size)
+    return _finish(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if isinstance(fill_value, bool) or not isinstance(fill_value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     d = _dt(dtype, _infer_dtype(fill_value))
-    return _finish(np.full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value, dtype=d.np),
+    shape = _shape((size,) if isinstance(size, int) else (tuple(size),))
+    return _finish(allocate(lambda: np.full(shape, fill_value, dtype=d.np), shape, d.itemsize),
                    d, device, requires_grad)
+
+
+def _num(v) -> str:
+    """A number as torch's messages print it (0, 0.5, inf)."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     d = _dt(dtype, _infer_dtype(vals))
-    start, end, step = vals
     n = max(0, math.ceil((end - start) / step))
-    arr = (np.arange(n, dtype=np.float64) * step + start) if d.is_floating_point else np.arange(start, end, step)
-    return _finish(arr.astype(d.np), d, device, requires_grad)
+    if d.is_floating_point and d.itemsize >= 4:
+        make = lambda: _ranges.arange_values(start, step, n, d.np)  # noqa: E731  (torch's float values, bit for bit)
+    elif d.is_floating_point:
+        make = lambda: (np.arange(n, dtype=np.float64) * step + start).astype(d.np)  # noqa: E731
+    else:
+        make = lambda: np.arange(start, end, step).astype(d.np)  # noqa: E731
+    return _finish(allocate(make, (n,), d.itemsize), d, device, requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.linspace(float(start), float(end), int(steps)).astype(d.np), d, device, requires_grad)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if d.is_floating_point and d.itemsize >= 4 and steps:
+        make = lambda: _ranges.linspace_values(float(start), float(end), steps, d.np)  # noqa: E731  (as torch's)
+    else:
+        make = lambda: np.linspace(float(start), float(end), steps).astype(d.np)  # noqa: E731
+    return _finish(allocate(make, (steps,), d.itemsize), d, device, requires_grad)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
@@ -266,6 +296,9 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
@@ -293,14 +326,31 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
     return _finish(np.full(input._data.shape, fill_value, dtype=d.np), d, device, requires_grad)
 
 
+def _floating_only(d: D.dtype, kernel: str) -> None:
+    if not d.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(d)}\'')
+
+
 def rand(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(_rng(generator).random(_shape(size)).astype(d.np), d, device, requires_grad)
+    _floating_only(d, "check_uniform_bounds")
+    shape = _shape(size)
+    return _finish(allocate(lambda: _rng(generator).random(shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(_rng(generator).standard_normal(_shape(size)).astype(d.np), d, device, requires_grad)
+    _floating_only(d, "normal_kernel_cpu")
+    shape = _shape(size)
+    return _finish(allocate(lambda: _rng(generator).standard_normal(shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
+
+
+def check_random_range(low, high) -> None:
+    """torch's refusal of an empty [low, high) for randint and random_."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
 def randint(low, high=None, size=None, *, generator: Generator | None = None, dtype=None, device=None,
@@ -308,8 +358,10 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None, dt
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     d = _dt(dtype, D.int64)
-    return _finish(_rng(generator).integers(low, high, size=_shape((tuple(size),))).astype(d.np), d, device,
-                   requires_grad)
+    shape = _shape((tuple(size),))
+    check_random_range(low, high)
+    return _finish(allocate(lambda: _rng(generator).integers(low, high, size=shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
