@@ -25,7 +25,8 @@ from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty,
                         scalar_tensor, seed, set_rng_state, tensor, zeros, zeros_like)
 from ._creation import default_generator  # noqa: F401
 from ._ops.pointwise import addcdiv, addcmul, lerp  # the fused helpers optimizer code calls
-from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_left_shift, bitwise_not,
+                             bitwise_or, bitwise_right_shift, bitwise_xor,
                              ceil, clamp, clamp_max, clamp_min, clip, clone, conj, cos, div, divide, eq, equal, erf,
                              exp, expm1, floor, floor_divide, fmax, fmin, fmod, ge, greater, greater_equal, gt,
                              isclose, isfinite, isinf, isnan, le, less, less_equal, log, log1p, log2, log10,
@@ -118,7 +119,8 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 def broadcast_tensors(*tensors):
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    from ._ops.inplace import broadcast_or_raise
+    shape = broadcast_or_raise(*[tuple(t.shape) for t in tensors])  # (torch's tensor-a/tensor-b wording)
     # a tensor that already has the broadcast shape is returned itself, as torch does (no ExpandBackward0)
     return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
 

@@ -385,6 +385,11 @@ def randperm(n: int, *, generator: Generator | None = None, dtype=None, device=N
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, dtype=None) -> Tensor:
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
+    if isinstance(std, Tensor):
+        if (s < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape = _shape((tuple(size),)) if size is not None else np.broadcast(np.asarray(m), np.asarray(s)).shape
     ref = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     d = ref.dtype if ref is not None and dtype is None else _dt(dtype)
@@ -392,14 +397,35 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
 
 
 def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None) -> Tensor:
-    probs = input._data if p is None else np.full(input._data.shape, p)
+    if p is not None:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        probs = np.full(input._data.shape, p)
+    else:
+        probs = input._data
+        if probs.size and not ((probs >= 0) & (probs <= 1)).all():  # (nan fails both tests too)
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. bernoulli's "
+                               "probabilities must lie in [0, 1]")
     return Tensor._make((_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{D.scalar_type_name(input.dtype)}")
+    if input._data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input._data.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     probs = np.asarray(input._data, dtype=np.float64)
     rows = probs.reshape(-1, probs.shape[-1])
+    if not (np.isfinite(rows) & (rows >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     out = []
     for row in rows:
         p = row / row.sum()

@@ -231,7 +231,9 @@ METHODS = {
     "logical_and": P.tensors_only_method(P.logical_and, "logical_and"),
     "logical_or": P.tensors_only_method(P.logical_or, "logical_or"),
     "logical_xor": P.tensors_only_method(P.logical_xor, "logical_xor"),
-    "logical_not": P.logical_not, "bitwise_not": P.bitwise_not, "isnan": P.isnan, "isinf": P.isinf,
+    "logical_not": P.logical_not, "bitwise_not": P.bitwise_not, "bitwise_and": P.bitwise_and,
+    "bitwise_or": P.bitwise_or, "bitwise_xor": P.bitwise_xor, "bitwise_left_shift": P.bitwise_left_shift,
+    "bitwise_right_shift": P.bitwise_right_shift, "isnan": P.isnan, "isinf": P.isinf,
     "isfinite": P.isfinite, "equal": P.equal, "allclose": P.tensors_only_method(P.allclose, "allclose"),
     "isclose": P.tensors_only_method(P.isclose, "isclose"),
     "where": lambda self, condition, other: P.where(condition, self, other),
@@ -351,7 +353,11 @@ Tensor.__rmatmul__ = _swap(L.matmul)
 Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
-Tensor.__invert__ = P.bitwise_not
+Tensor.__invert__ = P.invert
+Tensor.__lshift__ = P.bitwise_left_shift
+Tensor.__rlshift__ = _swap(P.bitwise_left_shift)
+Tensor.__rshift__ = P.bitwise_right_shift
+Tensor.__rrshift__ = _swap(P.bitwise_right_shift)
 Tensor.__and__ = P.bitwise_and
 Tensor.__rand__ = _swap(P.bitwise_and)
 Tensor.__or__ = P.bitwise_or

@@ -757,10 +757,18 @@ def _cmp(npfn):
     def op(input, other) -> Tensor:
         if isinstance(other, Tensor) and isinstance(input, Tensor):
             dt = D.result_type(input, other)
-            return _make(np.asarray(npfn(input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False))))
-        if isinstance(input, Tensor):
-            return _make(np.asarray(npfn(input._data, other._data if isinstance(other, Tensor) else other)))
-        return _make(np.asarray(npfn(input, other._data)))
+            a, b = input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False)
+        elif isinstance(input, Tensor):
+            a, b = input._data, other._data if isinstance(other, Tensor) else other
+        else:
+            a, b = input, other._data
+        try:
+            return _make(np.asarray(npfn(a, b)))
+        except ValueError:
+            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+                raise
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(a.shape, b.shape)
     op.__name__ = npfn.__name__
     return op
 
@@ -791,27 +799,42 @@ def logical_not(input: Tensor) -> Tensor:
     return _make(np.asarray(np.logical_not(input._data)))
 
 
-def _bitwise(npfn):
+def _bitwise(npfn, kernel: str):
+    """A bitwise op on bool/integer tensors and numbers; a float operand is torch's NotImplementedError."""
     def op(input, other) -> Tensor:
+        for t in (input, other):
+            if (isinstance(t, Tensor) and t.dtype._kind > 1) or isinstance(t, (float, complex)):
+                name = D.scalar_type_name(t.dtype) if isinstance(t, Tensor) else type(t).__name__.capitalize()
+                raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        for t in (input, other):
-            if isinstance(t, Tensor) and t.dtype._kind > 1:
-                raise RuntimeError(f"\"{npfn.__name__}_cpu\" not implemented for '{t.dtype.name.capitalize()}': "
-                                   "bitwise ops take bool or integer tensors")
-        return _make(np.asarray(npfn(a, b)))
+        try:
+            return _make(np.asarray(npfn(a, b)))
+        except ValueError:
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(np.shape(a), np.shape(b))
+    op.__name__ = npfn.__name__
     return op
 
 
-bitwise_and = _bitwise(np.bitwise_and)
-bitwise_or = _bitwise(np.bitwise_or)
-bitwise_xor = _bitwise(np.bitwise_xor)
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_left_shift = _bitwise(np.left_shift, "lshift_cpu")
+bitwise_right_shift = _bitwise(np.right_shift, "rshift_cpu")
 
 
 def bitwise_not(input: Tensor) -> Tensor:
     if input.dtype._kind > 1:
-        raise RuntimeError("bitwise_not is only supported for integer and boolean tensors")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}'")
     return _make(np.asarray(np.invert(input._data)))
+
+
+def invert(input: Tensor) -> Tensor:
+    """``~t``: torch's operator refuses a float tensor with a TypeError (bitwise_not's is NotImplementedError)."""
+    if input.dtype._kind > 1:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)
 
 
 def isnan(input: Tensor) -> Tensor:

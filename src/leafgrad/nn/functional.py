@@ -21,6 +21,7 @@ from .. import _dtype as D
 from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
+from .._ops.inplace import broadcast_or_raise
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
@@ -470,7 +471,7 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 def _broadcast_pair(input: Tensor, target: Tensor):
     if input._data.shape == target._data.shape:
         return input, target
-    shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+    shape = broadcast_or_raise(input._data.shape, target._data.shape)  # (torch's RuntimeError on a clash)
     a = input if input._data.shape == shape else input.expand(shape)
     b = target if target._data.shape == shape else target.expand(shape)
     return a, b
