@@ -367,18 +367,34 @@ MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(mas
                       saved=("mask",), n_in=2)
 
 
-def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
-    if mask.dtype._kind != 0:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype!r}")
-    try:
-        np.broadcast_shapes(mask._data.shape, input._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({input._data.shape[-1] if input._data.ndim else 1}) must match the "
-                           f"size of tensor b ({mask._data.shape[-1]}) at non-singleton dimension") from None
+#: the C++ type names torch's masked_fill_ message uses for a mask's dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+
+
+def check_masked_fill(input: Tensor, mask: Tensor, value, inplace: bool) -> None:
+    """masked_fill's checks, the same for the in-place form, before anything is computed or written."""
+    if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
+        name = _CPP_NAMES.get(mask.dtype.name, mask.dtype.name) if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
+    elif not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__}), but expected one of: (Tensor mask, Tensor value) or "
+                        "(Tensor mask, Number value)")
+    from .inplace import broadcast_or_raise, check_broadcast_into
+    if inplace:
+        check_broadcast_into(input, mask)
+    else:
+        broadcast_or_raise(mask._data.shape, input._data.shape)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    check_masked_fill(input, mask, value, inplace=False)
+    if isinstance(value, Tensor):
         return apply(MASKED_FILL_T, (input, value), (mask,))
     return apply(MASKED_FILL, (input,), (mask, value))
 

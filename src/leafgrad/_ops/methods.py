@@ -97,8 +97,16 @@ def _binary_(op, name, with_alpha=False, params=()):
     frame is leafgrad's, so its walk for the user's line starts at this method's caller.
     """
     binary_ = IP.binary_
-    if with_alpha:
+    if op is P.SUB:  # (torch refuses - on bools, and a float alpha with integers, in place too)
         def m(self, other, *, alpha=1):
+            P._check_bool_sub(self, other)
+            if alpha.__class__ is not int:
+                P.check_alpha(self, other, alpha)
+            return binary_(op, self, other, (alpha,), name, 3)
+    elif with_alpha:
+        def m(self, other, *, alpha=1):
+            if alpha.__class__ is not int:
+                P.check_alpha(self, other, alpha)
             return binary_(op, self, other, (alpha,), name, 3)
     else:
         def m(self, other):
@@ -143,6 +151,7 @@ def _clamp_side_(op, op_tensor, name: str):
 
 
 def _masked_fill_(self, mask, value):
+    I.check_masked_fill(self, mask, value, inplace=True)
     if isinstance(value, Tensor):
         return IP.inplace(I.MASKED_FILL_T, self, (value,), (mask,), "masked_fill_")
     return IP.inplace(I.MASKED_FILL, self, (), (mask, value), "masked_fill_")

@@ -266,6 +266,10 @@ _KEEPS_DTYPE = {("f", "f"), ("f", "i"), ("f", "b"), ("c", "f"), ("c", "i"), ("c"
                 ("u", "b"), ("b", "b")}
 
 
+_SYMBOLS = {"AddBackward0": "+", "SubBackward0": "-", "RsubBackward0": "-", "MulBackward0": "*",
+            "DivBackward0": "/", "PowBackward1": "** or pow()", "RemainderBackward0": "%"}
+
+
 def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Tensor:
     """Apply a two-input op after torch's type promotion; Python scalars become 0-dim inputs."""
     # fast path, the common case: tensor (op) Python number that keeps the tensor's dtype
@@ -287,6 +291,11 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
             raise TypeError(f"expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
         other = b if ta else a
         if not isinstance(other, (int, float, bool, complex, np.generic)):
+            if not isinstance(other, np.ndarray):  # (a list or a str: Python's own wording, as torch's)
+                sym = _SYMBOLS.get(op.name, op.name.replace("Backward0", "").lower())
+                raise TypeError(f"unsupported operand type(s) for {sym}: 'Tensor' and '{type(other).__name__}'"
+                                if ta else f"unsupported operand type(s) for {sym}: '{type(other).__name__}' and "
+                                "'Tensor'")
             other = _coerce(other)
             return binary(op, a if ta else other, other if ta else b, params, out_dtype)
         dt = D.result_type(a, b)
@@ -379,7 +388,16 @@ def binary_alpha_method(op):
 
 
 # ----------------------------------------------------------------------------- public functions
+def check_alpha(input, other, alpha) -> None:
+    """torch refuses a float alpha when both operands are integral (or bool)."""
+    if isinstance(alpha, float) and all(not isinstance(t, Tensor) or t.dtype._kind <= 1 for t in (input, other)) \
+            and not isinstance(other, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def add(input, other, *, alpha=1) -> Tensor:
+    if alpha.__class__ is not int:
+        check_alpha(input, other, alpha)
     return binary(ADD, input, other, (alpha,))
 
 
@@ -404,6 +422,8 @@ def sub(input, other, *, alpha=1) -> Tensor:
         if kind != "b" and (kind, sk) in _KEEPS_DTYPE:
             return apply_scalar(SUB, input, other, (alpha,))
     _check_bool_sub(input, other)
+    if alpha.__class__ is not int:
+        check_alpha(input, other, alpha)
     return binary(SUB, input, other, (alpha,))
 
 

@@ -211,11 +211,15 @@ EXPAND.node_cls._saved_self_sym_sizes = property(lambda node: node._in_meta[0][0
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    sizes = _size_args(sizes)
+    return apply(EXPAND, (input,), (expanded_sizes(input, _size_args(sizes)),))
+
+
+def expanded_sizes(input: Tensor, sizes) -> tuple:
+    """The shape ``input.expand(*sizes)`` has, or torch's error for sizes it cannot expand to."""
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"expand({input.type()}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = []
@@ -234,7 +238,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
         out.append(s)
-    return apply(EXPAND, (input,), (tuple(out),))
+    return tuple(out)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
