@@ -178,8 +178,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             stacklevel=3, tensor=data)
-    d = _dt(dtype, _infer_dtype(data))
-    arr = np.array(_to_array(data), dtype=d.np, copy=True)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    try:
+        d = _dt(dtype, _infer_dtype(data))
+        arr = np.array(_to_array(data), dtype=d.np, copy=True)
+    except (ValueError, TypeError):
+        _diagnose_sequence(data)  # torch's error for the nesting NumPy refused
+        raise
     t = _finish(arr, d, device, requires_grad)
     if not requires_grad:  # provenance: a copy of a tensor (or of an array) that came from autograd
         from . import provenance as _prov
@@ -188,6 +196,36 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         elif isinstance(data, np.ndarray) and _prov._ARRAYS:
             _prov.note_from_array(data, t)
     return t
+
+
+def _diagnose_sequence(data) -> None:
+    """Raise torch's error for nested data it cannot make a tensor of: the shape is read from the first
+    element at each depth, then every element must match it."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    if isinstance(x, str):
+        raise ValueError("too many dimensions 'str'")
+
+    def walk(x, d):
+        if isinstance(x, Tensor):
+            return
+        if d < len(shape):
+            if not isinstance(x, (list, tuple)):
+                raise TypeError("not a sequence")
+            if len(x) != shape[d]:
+                raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+            for y in x:
+                walk(y, d + 1)
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(x, (list, tuple)):
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+    walk(data, 0)
 
 
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -201,7 +239,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         t = from_numpy(data)
         return t if dtype is None else t.to(D.to_dtype(dtype))
-    return tensor(data, dtype=dtype, device=device)
+    return tensor(data, dtype=None if dtype is None else D.to_dtype(dtype), device=device)
 
 
 asarray = as_tensor

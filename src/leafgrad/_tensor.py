@@ -236,10 +236,17 @@ class Tensor:
         return int(self._data.reshape(()))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar_value())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar_value())
+
+    def _scalar_value(self):
+        """int(t) / float(t): torch's ValueError for more than one element (item()'s is a RuntimeError)."""
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars (this one has "
+                             f"{self._data.size}: index it, or reduce it with .sum() or .mean(), first)")
+        return self._data.reshape(()).item()
 
     def __complex__(self) -> complex:
         return complex(self.item())
@@ -381,7 +388,7 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._data.shape != self._data.shape:
                 raise_autograd(
                     "LG125",
@@ -391,8 +398,9 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise_autograd(
                     "LG125",
-                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor with grad_dtype "
-                    f"'{self.dtype.name}'. The gradient must match the tensor's dtype.", tensor=self, grad=value)
+                    f"attempting to assign a gradient with dtype '{D.CPP_NAMES.get(value.dtype.name, value.dtype.name)}' "
+                    f"to a tensor with grad_dtype '{D.scalar_type_name(self.dtype)}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype).", tensor=self, grad=value)
         self._grad = value
 
     @grad.deleter

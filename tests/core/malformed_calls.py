@@ -162,7 +162,6 @@ CALLS = {
     "to_cuda": lambda m, s: s.x.to("cuda"),
     "ones_device_cuda": lambda m, s: m.ones(2, device="cuda"),
     "to_bad_device": lambda m, s: s.x.to("xyz"),
-    "to_float_arg": lambda m, s: s.x.to(5.0),
     "mT_1d": lambda m, s: m.ones(3).mT,
     # ------------------------------------------------------------------ indexing
     "index_float_tensor": lambda m, s: s.x[m.tensor([1.5])],
@@ -175,7 +174,6 @@ CALLS = {
     "mask_shape": lambda m, s: s.x[m.tensor([True, False, True])],
     "index_str": lambda m, s: s.x["a"],
     "index_float": lambda m, s: s.x[1.5],
-    "two_ellipsis": lambda m, s: s.x[..., ...],
     "negative_step": lambda m, s: s.x[::-1],
     "zero_step": lambda m, s: s.x[::0],
     "index_0d": lambda m, s: m.tensor(1.0)[0],
@@ -321,6 +319,9 @@ CALLS = {
     "batch_norm_one_value": lambda m, s: m.nn.BatchNorm1d(3)(m.ones(1, 3)),
     "load_state_dict_missing": lambda m, s: m.nn.Linear(2, 2).load_state_dict({}),
     "buffer_dot_name": lambda m, s: m.nn.Module().register_buffer("a.b", None),
+    "parameter_dot_name": lambda m, s: m.nn.Module().register_parameter("a.b", None),
+    "module_dot_name": lambda m, s: m.nn.Module().add_module("a.b", None),
+    "buffer_empty_name": lambda m, s: m.nn.Module().register_buffer("", None),
     "parameter_not_parameter": lambda m, s: m.nn.Module().register_parameter("w", m.ones(2)),
     "sequential_index": lambda m, s: m.nn.Sequential(m.nn.Linear(2, 2))[5],
     "xavier_1d": lambda m, s: m.nn.init.xavier_uniform_(m.ones(2)),
@@ -336,6 +337,24 @@ CALLS = {
     "sgd_nesterov_no_momentum": lambda m, s: m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=0.1, nesterov=True),
     "sgd_tensor_params": lambda m, s: m.optim.SGD(m.nn.Parameter(m.ones(2)), lr=0.1),
 }
+
+
+# calls torch accepts though they look malformed: leafgrad must accept them too (and give the same result)
+ACCEPTED = {
+    "two_ellipsis": lambda m, s: s.x[..., ...],
+    "ellipsis_twice_around_int": lambda m, s: s.x[..., 0, ...],
+    "expand_write_one_element": lambda m, s: m.arange(3.0).expand(2, 3).__setitem__((0, 0), 5.0),
+    "expand_write_row": lambda m, s: m.arange(3.0).expand(2, 3).__setitem__(0, m.tensor([7.0, 8.0, 9.0])),
+    "tile_int": lambda m, s: s.x.tile(2),
+    "ones_empty": lambda m, s: m.ones(0, 3),
+    "linspace_zero_steps": lambda m, s: m.linspace(0, 1, 0),
+    "uniform_equal_bounds": lambda m, s: s.x.uniform_(0.5, 0.5),
+    "masked_fill_bool_value": lambda m, s: s.x.masked_fill(s.mask, True),
+    "cat_legacy_empty": lambda m, s: m.cat([m.ones(0), s.x]),
+}
+
+# calls whose setup succeeds and changes state before the malformed step fails
+SETUP_CHANGES = {"grad_twice", "maximum_inplace_dtype"}
 
 
 def unpack(entry):

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from differential import error_class, opening
-from malformed_calls import CALLS, inputs, unpack
+from malformed_calls import ACCEPTED, CALLS, SETUP_CHANGES, inputs, unpack
 
 import leafgrad
 
@@ -37,7 +37,7 @@ def snapshot(s) -> dict:
 def compare(name):
     """(matches: bool, class_matches: bool, torch outcome, leafgrad outcome)."""
     import torch
-    fn, phrase = unpack(CALLS[name])
+    fn, phrase = unpack(CALLS[name] if name in CALLS else ACCEPTED[name])
     t, _ = outcome(fn, torch)
     lg, _ = outcome(fn, leafgrad)
     if t[0] == "ok" or lg[0] == "ok":
@@ -54,7 +54,16 @@ def test_malformed_call_raises_as_torch(torch, name):
     assert ok, f"\ntorch:    {t[1]}: {t[2][:300]}\nleafgrad: {lg[1:2]}: {str(lg[-1])[:300]}"
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_call_torch_accepts_is_accepted(torch, name):
+    fn, _ = unpack(ACCEPTED[name])
+    (t, ts), (lg, ls) = outcome(fn, torch), outcome(fn, leafgrad)
+    assert t[0] == "ok" and lg == t, (t, lg)
+    for k in vars(ts):  # and leaves the inputs as torch leaves them
+        assert np.array_equal(getattr(ls, k).detach().numpy(), getattr(ts, k).detach().numpy()), k
+
+
+@pytest.mark.parametrize("name", sorted(set(CALLS) - SETUP_CHANGES))
 def test_failed_call_changes_nothing(name):
     fn, _ = unpack(CALLS[name])
     s = inputs(leafgrad)
@@ -89,5 +98,6 @@ if __name__ == "__main__":  # a report: python tests/core/test_malformed_calls_v
         if not ok or "-v" in sys.argv:
             print(f"{'ok ' if ok else ('MSG' if cls_ok else 'CLS')} {n}\n    torch: {t[1:2]} {str(t[-1])[:160]!r}"
                   f"\n    lg:    {lg[1:2]} {str(lg[-1])[:160]!r}")
+    rows += [(n, *compare(n)) for n in sorted(ACCEPTED)]
     print(f"{len(rows)} calls; class matches {sum(r[2] for r in rows)}; class and words match {sum(r[1] for r in rows)}")
     np.seterr(all="ignore")

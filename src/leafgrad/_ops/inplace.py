@@ -162,14 +162,15 @@ def _check_writable(t: Tensor) -> None:
             "a tensor made from a read-only NumPy array.)", tensor=t, site=user_site())
 
 
-def check_cast(t: Tensor, result_dtype) -> None:
+def check_cast(t: Tensor, result_dtype, cpp_name: bool = False) -> None:
     """torch's canCast for in-place results: complex only into complex, floating not into
     integers or bool, integers not into bool (bool goes into anything)."""
     frm, to = result_dtype.kind, t._data.dtype.kind
     if (frm == "c" and to != "c") or (frm == "f" and to in "iub") or (frm in "iu" and to == "b"):
         result = {"f": "Float", "c": "ComplexFloat"}.get(frm) or D.scalar_type_name(result_dtype)
+        to_name = D.CPP_NAMES.get(t.dtype.name, t.dtype.name) if cpp_name else D.scalar_type_name(t.dtype)
         raise RuntimeError(f"result type {result} can't be cast to the desired output type "
-                           f"{D.scalar_type_name(t.dtype)}: an in-place op keeps the tensor's dtype. "
+                           f"{to_name}: an in-place op keeps the tensor's dtype. "
                            "Use the out-of-place form, or convert first (e.g. .float()).")
 
 
@@ -212,7 +213,10 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
         other = others[0]._data
         if other.dtype != data.dtype:
-            check_cast(self, np.result_type(data, other))
+            rt = D.result_type(self, others[0])
+            check_cast(self, np.dtype(rt.np))
+            if rt.np == data.dtype:  # (a 0-dim float64 operand of a float32 tensor: computed in float32, as torch)
+                other = other.astype(data.dtype)
         direct(xp, data, other, params)
     else:
         if len(others) == 1:  # (the common case, spelled out: no comprehension)

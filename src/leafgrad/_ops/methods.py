@@ -119,7 +119,8 @@ def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return IP.copy_(self, P.div(self, other, rounding_mode=rounding_mode))
     if not self.dtype.is_floating_point and not self.dtype.is_complex:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {self.dtype.name.capitalize()}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{D.scalar_type_name(self.dtype)}")
     return IP.binary_(P.DIV, self, other, (), "div_")
 
 
@@ -134,7 +135,7 @@ def _clamp_(self, min=None, max=None):
         return IP.copy_(self, P.clamp(self, min, max))
     for bound in (min, max):  # (a float bound on an integer tensor promotes: the write would cast it back)
         if bound is not None:
-            IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
+            IP.check_cast(self, np.dtype(D.result_type(self, bound).np), cpp_name=True)  # (torch: "long int")
     return IP.inplace(P.CLAMP, self, (), (min, max), "clamp_")
 
 
@@ -144,7 +145,7 @@ def _clamp_side_(op, op_tensor, name: str):
     def m(self, bound):
         if isinstance(bound, Tensor):
             return IP.binary_(op_tensor, self, bound, (), name, 3)
-        IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
+        IP.check_cast(self, np.dtype(D.result_type(self, bound).np), cpp_name=True)
         return IP.inplace(op, self, (), (bound,), name, 3)
     m.__name__ = name
     return m
@@ -221,6 +222,9 @@ def _T(self):
 
 
 def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self._data.ndim}-D tensor.")
     return S.transpose(self, -2, -1)
 
 
@@ -306,6 +310,7 @@ METHODS = {
     "clamp_min_": _clamp_side_(P.CLAMP_MIN, P.CLAMP_MIN_T, "clamp_min_"),
     "clamp_max_": _clamp_side_(P.CLAMP_MAX, P.CLAMP_MAX_T, "clamp_max_"),
     "zero_": IP.zero_, "fill_": IP.fill_, "copy_": IP.copy_, "masked_fill_": _masked_fill_,
+    "scatter_": I.scatter_, "scatter_add_": I.scatter_add_,
     "index_put_": IP.index_put_, "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_,
     "exponential_": exponential_, "random_": random_,
     "asin_": _unary_(PM.ASIN, "asin_"), "arcsin_": _unary_(PM.ASIN, "arcsin_"), "acos_": _unary_(PM.ACOS, "acos_"),

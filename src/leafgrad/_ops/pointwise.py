@@ -43,7 +43,7 @@ RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda g, result:
 
 def _pow_scalar_fwd(xp, a, exponent):
     if a.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed: use a float exponent "
+        raise RuntimeError("Integers to negative integer powers are not allowed. Use a float exponent "
                            f"(x ** {float(exponent)}) or a float tensor (x.float() ** {exponent}).")
     return a ** exponent
 

@@ -345,6 +345,11 @@ def require_float_norm_input(input: Tensor, name: str) -> None:
                            f"{D.scalar_type_name(input.dtype)}. Convert it first, e.g. x.float().")
 
 
+def _require_std_var_float(input: Tensor) -> None:
+    if input.dtype._kind < 2:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def _require_float(input: Tensor, name: str) -> None:
     if input.dtype._kind < 2:
         raise RuntimeError(
@@ -436,7 +441,7 @@ def _var_args(dim, unbiased, correction):
 
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
-    _require_float(input, "var")
+    _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
     correction = _correction(unbiased, correction)
     _warn_no_dof("var", input, dims, correction)
@@ -445,7 +450,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
-    _require_float(input, "std")
+    _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
     correction = _correction(unbiased, correction)
     _warn_no_dof("std", input, dims, correction)

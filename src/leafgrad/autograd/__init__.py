@@ -52,7 +52,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         retain_graph = create_graph
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     try:
         run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
     except RuntimeError as exc:
@@ -77,6 +77,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     try:
         result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
                               allow_unused=allow_unused, accumulate=False)

@@ -74,6 +74,8 @@ def _const(arr) -> Tensor:
 # =============================================================================== linear layers
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: addmm for a matrix (AddmmBackward0), as torch folds the rest."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     nd = input._data.ndim
     if input._data.dtype != weight._data.dtype:  # torch's message depends on the path: addmm or matmul
         if bias is not None and (nd == 2 or (nd >= 1 and input.is_contiguous())):
@@ -113,16 +115,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 # =============================================================================== convolution
-def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int) -> bool:
+def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1) -> bool:
     dim = input._data.ndim
     if dim not in (nd + 1, nd + 2):
         kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
         raise RuntimeError(f"Expected {kinds[0]} (unbatched) or {kinds[1]} (batched) input to {name}, but got "
                            f"input of size: {list(input._data.shape)}")
     if weight._data.ndim != nd + 2:
-        raise RuntimeError(f"weight should have at least three dimensions" if nd == 1 else
-                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input, but got "
-                           f"{weight._data.ndim}-dimensional weight of size {list(weight._data.shape)} instead")
+        if weight._data.ndim < 3:
+            raise RuntimeError("weight should have at least three dimensions")
+        # torch reads the number of spatial dims from the weight, so the first thing that disagrees is the stride
+        strides = [stride] * nd if isinstance(stride, int) else list(stride)
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight._data.ndim - 2} "
+                           f"values to match the convolution dimensions, but got stride={strides}. ({name} takes a "
+                           f"{nd + 2}-dimensional weight; this one has size {list(weight._data.shape)}.)")
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
     if bias is not None and bias._data.dtype != input._data.dtype:
@@ -140,7 +146,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd:
 
 
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd: int, name: str) -> Tensor:
-    unbatched = _check_conv(input, weight, bias, groups, name, nd)
+    unbatched = _check_conv(input, weight, bias, groups, name, nd, stride)
     x = input.unsqueeze(0) if unbatched else input
     c = x._data.shape[1]
     if weight._data.shape[1] * groups != c:

@@ -136,8 +136,8 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError(f"{kind} name can't contain \".\", got: {name} (dots separate the levels of "
-                           "state_dict keys; use '_' instead)")
+            # (torch's exact words: a KeyError prints its repr, so nothing can follow them; modules add the name)
+            raise KeyError(f"{kind} name can't contain \".\"" + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in self.__dict__[table]:
