@@ -52,6 +52,9 @@ from . import autograd
 from . import linalg
 from . import cuda
 from ._threads import get_num_threads, set_num_threads
+from . import _quiet
+
+_quiet.install()  # (NumPy's RuntimeWarnings from leafgrad's own arithmetic: torch prints none)
 
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
@@ -153,4 +156,7 @@ def __getattr__(name: str):
     if name in ("save", "load"):
         mod = importlib.import_module(".serialization", __name__)
         return getattr(mod, name)
+    if name in ("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"):
+        mod = importlib.import_module(".autograd.anomaly", __name__)  # (torch's top-level forms)
+        return getattr(mod, "set_detect_anomaly" if name == "set_anomaly_enabled" else name)
     raise AttributeError(f"module 'leafgrad' has no attribute '{name}'")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import os
 import warnings
 
 import numpy as np
@@ -59,6 +60,9 @@ class Generator:
 
 
 default_generator = Generator()
+# torch seeds its default generator from the OS at startup: initial_seed() differs between runs
+# unless manual_seed is called (a new Generator() keeps the fixed default seed, as torch's)
+default_generator._seed = int.from_bytes(os.urandom(8), "little")
 
 
 def manual_seed(seed: int) -> Generator:
@@ -245,10 +249,21 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 asarray = as_tensor
 
 
+_WARNED_READ_ONLY: list = []
+
+
 def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
+    if not arr.flags.writeable and not _WARNED_READ_ONLY:  # (once per process, as torch)
+        _WARNED_READ_ONLY.append(True)
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program. (leafgrad refuses writes "
+                      "into it instead: np.array(arr) or arr.copy() gives one you can write.)", UserWarning,
+                      stacklevel=2)
     t = Tensor._make(arr)
     from . import provenance as _prov
     if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back

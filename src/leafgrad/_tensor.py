@@ -275,10 +275,27 @@ class Tensor:
         return arr
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:  # np.asarray(t) / np.array(t) / np.exp(t): torch refuses as numpy() does
+            raise_autograd(
+                "LG113",
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. (NumPy "
+                "asked for this tensor's values: np.asarray, np.array or a NumPy function; the array would not "
+                "be part of the graph, so gradients would stop there.)", tensor=self)
         arr = backend_for_array(self._data).to_numpy(self._data)
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
         return arr
+
+    def is_inference(self) -> bool:
+        """Made inside ``inference_mode`` (torch's inference tensors: never saved for backward)."""
+        m = self._meta
+        if m is not None and m.inference:
+            return True
+        return self._base is not None and self._base.is_inference()  # (a view of one is one, as torch)
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        """A NumPy ufunc applied to a tensor returns a tensor, as torch's does (np.exp(t) is a Tensor)."""
+        return Tensor._make(np.asarray(arr))
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import default_hides_dtype, format_tensor
@@ -324,12 +341,21 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._vc.v != self._view_v:
-            _refresh_view(self)
+        if self._base is not None:
+            if self._vc.v != self._view_v:
+                _refresh_view(self)
+            if not self._requires_grad:
+                m = self._meta  # a view made under no_grad of a tensor that requires grad: torch reports True
+                if m is not None and m.view_kind == "no_grad" and self._base._requires_grad:
+                    return True
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._grad_fn is not None:  # (the method form accepts this as a no-op; the attribute does not)
+            raise_autograd("LG107", "you can only change requires_grad flags of leaf variables. This tensor was "
+                           f"made by {self._grad_fn.name()}, so it already requires grad through its inputs.",
+                           tensor=self)
         self._set_requires_grad(bool(value), factory=True)  # torch words the attribute like the factory
 
     def _set_requires_grad(self, value: bool, factory: bool = False) -> None:
@@ -343,6 +369,9 @@ class Tensor:
                     f"var.detach(). This tensor was made by {self._grad_fn.name()}, so it is not a leaf: its "
                     "requires_grad follows from its inputs and cannot be switched off.", tensor=self)
             return
+        if value and self._meta is not None and self._meta.inference and not _gm.STATE.inference:
+            raise_autograd("LG116", "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                           "allowed. Make a normal tensor with t.clone() outside inference_mode first.", tensor=self)
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise_autograd(
                 "LG112",

@@ -563,3 +563,11 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 # (a 0-dim tensor is its own cumulative sum)
 CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a.ndim else a.copy(),
                lambda g, dim: g.flip(dim).cumsum(dim).flip(dim) if g._data.ndim else g, saved=("dim",))
+
+
+# The reductions' NumPy calls run in NumPy's Python code (ndarray.sum, np.var, ...), where a
+# floating-point warning (an overflowing sum, a mean of inf - inf) is not attributed to leafgrad:
+# these forwards switch NumPy's warnings off themselves (see leafgrad._quiet).
+from .._quiet import quiet_ops as _quiet_ops  # noqa: E402
+
+_quiet_ops(globals())
