@@ -197,8 +197,8 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     if m is not None and m.inference and not _STATE.inference:
         raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
                                 "make a clone to get a normal tensor before doing inplace update.See "
-                                "https://github.com/pytorch/rfcs/pull/17 for more details. (torch's words, spacing "
-                                "and all.) Make a normal tensor with t.clone() outside inference_mode first.",
+                                "https://github.com/pytorch/rfcs/pull/17 for more details. Make a normal tensor with "
+                                "t.clone() outside inference_mode first.",
                        tensor=self)
     data = self._data
     if not data.flags.writeable:
