@@ -7,7 +7,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import builtins as _builtins
 import math as _math
+import operator as _operator
 
 from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: A004
@@ -23,7 +25,8 @@ from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty,
                         scalar_tensor, seed, set_rng_state, tensor, zeros, zeros_like)
 from ._creation import default_generator  # noqa: F401
 from ._ops.pointwise import addcdiv, addcmul, lerp  # the fused helpers optimizer code calls
-from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_not, bitwise_or, bitwise_xor,
+from ._ops.pointwise import (abs, absolute, add, allclose, atan, bitwise_and, bitwise_left_shift, bitwise_not,
+                             bitwise_or, bitwise_right_shift, bitwise_xor,
                              ceil, clamp, clamp_max, clamp_min, clip, clone, conj, cos, div, divide, eq, equal, erf,
                              exp, expm1, floor, floor_divide, fmax, fmin, fmod, ge, greater, greater_equal, gt,
                              isclose, isfinite, isinf, isnan, le, less, less_equal, log, log1p, log2, log10,
@@ -48,7 +51,10 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, i
 from . import autograd
 from . import linalg
 from . import cuda
-from .errors import AutogradError
+from ._threads import get_num_threads, set_num_threads
+from . import _quiet
+
+_quiet.install()  # (NumPy's RuntimeWarnings from leafgrad's own arithmetic: torch prints none)
 
 strided = "torch.strided"
 contiguous_format = "torch.contiguous_format"
@@ -86,26 +92,40 @@ def set_printoptions(**kwargs) -> None:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    import numpy as _np
-    return Size(_np.broadcast_shapes(*[tuple(s) if not isinstance(s, (list, tuple)) or True else s for s in shapes]))
+    """The shape the given shapes broadcast to; each may be an int, a tuple/list of ints or a Size."""
+    as_tuples = []
+    for s in shapes:
+        if isinstance(s, Tensor):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+        s = (s,) if not hasattr(s, "__iter__") else tuple(s)
+        dims = []
+        for i, d in enumerate(s):
+            try:
+                dims.append(_operator.index(d))  # ints, NumPy ints, 0-d integer tensors
+            except TypeError:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(d).__name__}')") from None
+        as_tuples.append(tuple(dims))
+    out = [1] * _builtins.max((len(s) for s in as_tuples), default=0)  # (max here is torch.max)
+    for k, s in enumerate(as_tuples):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if s[i] == 1 or s[i] == out[i]:
+                continue
+            if out[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {k} had {s}; but expected shape should be broadcastable "
+                                   f"to {out}")
+            out[i] = s[i]
+    return Size(out)
 
 
 def broadcast_tensors(*tensors):
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    from ._ops.inplace import broadcast_or_raise
+    shape = broadcast_or_raise(*[tuple(t.shape) for t in tensors])  # (torch's tensor-a/tensor-b wording)
     # a tensor that already has the broadcast shape is returned itself, as torch does (no ExpandBackward0)
     return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
-
-
-def get_num_threads() -> int:
-    return 1
-
-
-def set_num_threads(n: int) -> None:
-    try:
-        from threadpoolctl import threadpool_limits
-        threadpool_limits(n)
-    except ImportError:
-        pass
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
@@ -136,4 +156,7 @@ def __getattr__(name: str):
     if name in ("save", "load"):
         mod = importlib.import_module(".serialization", __name__)
         return getattr(mod, name)
+    if name in ("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"):
+        mod = importlib.import_module(".autograd.anomaly", __name__)  # (torch's top-level forms)
+        return getattr(mod, "set_detect_anomaly" if name == "set_anomaly_enabled" else name)
     raise AttributeError(f"module 'leafgrad' has no attribute '{name}'")

@@ -25,7 +25,8 @@ class device:
             index = int(idx)
         if type not in ("cpu", "cuda", "mps", "meta"):
             raise RuntimeError(
-                f"Expected one of cpu, cuda, mps, meta device type at start of device string: {type}")
+                f"Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+                f"vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}")
         self.type = type
         self.index = index
 
@@ -131,7 +132,7 @@ def backend_for_device(dev) -> Backend:
         return _BY_DEVICE[dev.type]
     except KeyError:
         if dev.type == "cuda":
-            raise RuntimeError(
+            raise AssertionError(  # (torch's class on a CPU-only build)
                 "Torch not compiled with CUDA enabled: leafgrad has no 'cuda' backend installed here, so "
                 "tensors stay on the CPU. Remove the .cuda()/.to('cuda') call, or use "
                 "device = 'cuda' if leafgrad.cuda.is_available() else 'cpu'.") from None

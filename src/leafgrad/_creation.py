@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import builtins
 import math
+import os
 import warnings
 
 import numpy as np
 
 from . import _dtype as D
+from . import _ranges
+from ._alloc import allocate
 from ._backend import backend_for_array, backend_for_device
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
@@ -57,6 +60,9 @@ class Generator:
 
 
 default_generator = Generator()
+# torch seeds its default generator from the OS at startup: initial_seed() differs between runs
+# unless manual_seed is called (a new Generator() keeps the fixed default seed, as torch's)
+default_generator._seed = int.from_bytes(os.urandom(8), "little")
 
 
 def manual_seed(seed: int) -> Generator:
@@ -84,7 +90,8 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 # ----------------------------------------------------------------------------- helpers
-def _shape(size) -> tuple:
+def _shape(size, negative: str | None = None) -> tuple:
+    """The size as a tuple of ints; ``negative`` is the factory's own message for a negative size."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     out = []
@@ -94,7 +101,7 @@ def _shape(size) -> tuple:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(f"size must contain only integers, but got {type(s).__name__} ({s!r})")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+            raise RuntimeError(negative or f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     return tuple(out)
 
@@ -175,8 +182,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             stacklevel=3, tensor=data)
-    d = _dt(dtype, _infer_dtype(data))
-    arr = np.array(_to_array(data), dtype=d.np, copy=True)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    try:
+        d = _dt(dtype, _infer_dtype(data))
+        arr = np.array(_to_array(data), dtype=d.np, copy=True)
+    except (ValueError, TypeError):
+        _diagnose_sequence(data)  # torch's error for the nesting NumPy refused
+        raise
     t = _finish(arr, d, device, requires_grad)
     if not requires_grad:  # provenance: a copy of a tensor (or of an array) that came from autograd
         from . import provenance as _prov
@@ -185,6 +200,36 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         elif isinstance(data, np.ndarray) and _prov._ARRAYS:
             _prov.note_from_array(data, t)
     return t
+
+
+def _diagnose_sequence(data) -> None:
+    """Raise torch's error for nested data it cannot make a tensor of: the shape is read from the first
+    element at each depth, then every element must match it."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    if isinstance(x, str):
+        raise ValueError("too many dimensions 'str'")
+
+    def walk(x, d):
+        if isinstance(x, Tensor):
+            return
+        if d < len(shape):
+            if not isinstance(x, (list, tuple)):
+                raise TypeError("not a sequence")
+            if len(x) != shape[d]:
+                raise ValueError(f"expected sequence of length {shape[d]} at dim {d} (got {len(x)})")
+            for y in x:
+                walk(y, d + 1)
+        elif isinstance(x, str):
+            raise TypeError("new(): invalid data type 'str'")
+        elif isinstance(x, (list, tuple)):
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+    walk(data, 0)
 
 
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -198,16 +243,27 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         t = from_numpy(data)
         return t if dtype is None else t.to(D.to_dtype(dtype))
-    return tensor(data, dtype=dtype, device=device)
+    return tensor(data, dtype=None if dtype is None else D.to_dtype(dtype), device=device)
 
 
 asarray = as_tensor
+
+
+_WARNED_READ_ONLY: list = []
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
+    if not arr.flags.writeable and not _WARNED_READ_ONLY:  # (once per process, as torch)
+        _WARNED_READ_ONLY.append(True)
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program. (leafgrad refuses writes "
+                      "into it instead: np.array(arr) or arr.copy() gives one you can write.)", UserWarning,
+                      stacklevel=2)
     t = Tensor._make(arr)
     from . import provenance as _prov
     if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back
@@ -217,44 +273,71 @@ def from_numpy(arr: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size, "zeros: Dimension size must be non-negative.")
+    return _finish(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False, out=None) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.ones(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size)
+    return _finish(allocate(lambda: np.ones(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_format=None, out=None) -> Tensor:
     # zero-filled rather than uninitialised: reproducible, and as cheap with NumPy
     d = _dt(dtype)
-    return _finish(np.zeros(_shape(size), dtype=d.np), d, device, requires_grad)
+    shape = _shape(size)
+    return _finish(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if isinstance(fill_value, bool) or not isinstance(fill_value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     d = _dt(dtype, _infer_dtype(fill_value))
-    return _finish(np.full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value, dtype=d.np),
+    shape = _shape((size,) if isinstance(size, int) else (tuple(size),))
+    return _finish(allocate(lambda: np.full(shape, fill_value, dtype=d.np), shape, d.itemsize),
                    d, device, requires_grad)
+
+
+def _num(v) -> str:
+    """A number as torch's messages print it (0, 0.5, inf)."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     d = _dt(dtype, _infer_dtype(vals))
-    start, end, step = vals
     n = max(0, math.ceil((end - start) / step))
-    arr = (np.arange(n, dtype=np.float64) * step + start) if d.is_floating_point else np.arange(start, end, step)
-    return _finish(arr.astype(d.np), d, device, requires_grad)
+    if d.is_floating_point and d.itemsize >= 4:
+        make = lambda: _ranges.arange_values(start, step, n, d.np)  # noqa: E731  (torch's float values, bit for bit)
+    elif d.is_floating_point:
+        make = lambda: (np.arange(n, dtype=np.float64) * step + start).astype(d.np)  # noqa: E731
+    else:
+        make = lambda: np.arange(start, end, step).astype(d.np)  # noqa: E731
+    return _finish(allocate(make, (n,), d.itemsize), d, device, requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(np.linspace(float(start), float(end), int(steps)).astype(d.np), d, device, requires_grad)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if d.is_floating_point and d.itemsize >= 4 and steps:
+        make = lambda: _ranges.linspace_values(float(start), float(end), steps, d.np)  # noqa: E731  (as torch's)
+    else:
+        make = lambda: np.linspace(float(start), float(end), steps).astype(d.np)  # noqa: E731
+    return _finish(allocate(make, (steps,), d.itemsize), d, device, requires_grad)
 
 
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
@@ -266,6 +349,9 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _finish(np.eye(n, m, dtype=d.np), d, device, requires_grad)
 
 
@@ -293,14 +379,31 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
     return _finish(np.full(input._data.shape, fill_value, dtype=d.np), d, device, requires_grad)
 
 
+def _floating_only(d: D.dtype, kernel: str) -> None:
+    if not d.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(d)}\'')
+
+
 def rand(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(_rng(generator).random(_shape(size)).astype(d.np), d, device, requires_grad)
+    _floating_only(d, "check_uniform_bounds")
+    shape = _shape(size)
+    return _finish(allocate(lambda: _rng(generator).random(shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
-    return _finish(_rng(generator).standard_normal(_shape(size)).astype(d.np), d, device, requires_grad)
+    _floating_only(d, "normal_kernel_cpu")
+    shape = _shape(size)
+    return _finish(allocate(lambda: _rng(generator).standard_normal(shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
+
+
+def check_random_range(low, high) -> None:
+    """torch's refusal of an empty [low, high) for randint and random_."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
 
 
 def randint(low, high=None, size=None, *, generator: Generator | None = None, dtype=None, device=None,
@@ -308,8 +411,10 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None, dt
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     d = _dt(dtype, D.int64)
-    return _finish(_rng(generator).integers(low, high, size=_shape((tuple(size),))).astype(d.np), d, device,
-                   requires_grad)
+    shape = _shape((tuple(size),))
+    check_random_range(low, high)
+    return _finish(allocate(lambda: _rng(generator).integers(low, high, size=shape).astype(d.np), shape, d.itemsize),
+                   d, device, requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -333,6 +438,11 @@ def randperm(n: int, *, generator: Generator | None = None, dtype=None, device=N
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, dtype=None) -> Tensor:
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
+    if isinstance(std, Tensor):
+        if (s < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape = _shape((tuple(size),)) if size is not None else np.broadcast(np.asarray(m), np.asarray(s)).shape
     ref = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     d = ref.dtype if ref is not None and dtype is None else _dt(dtype)
@@ -340,14 +450,35 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
 
 
 def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None) -> Tensor:
-    probs = input._data if p is None else np.full(input._data.shape, p)
+    if p is not None:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        probs = np.full(input._data.shape, p)
+    else:
+        probs = input._data
+        if probs.size and not ((probs >= 0) & (probs <= 1)).all():  # (nan fails both tests too)
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. bernoulli's "
+                               "probabilities must lie in [0, 1]")
     return Tensor._make((_rng(generator).random(input._data.shape) < probs).astype(input._data.dtype))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{D.scalar_type_name(input.dtype)}")
+    if input._data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input._data.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     probs = np.asarray(input._data, dtype=np.float64)
     rows = probs.reshape(-1, probs.shape[-1])
+    if not (np.isfinite(rows) & (rows >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     out = []
     for row in rows:
         p = row / row.sum()

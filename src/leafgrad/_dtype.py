@@ -69,6 +69,11 @@ SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                      "complex128": "ComplexDouble"}
 
 
+#: the C++ type names some of torch's messages use for dtypes ("mask with dtype float", "dtype 'double'")
+CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def scalar_type_name(dt) -> str:
     """torch's word for a dtype (leafgrad's or NumPy's) in messages: "Float", "Long", ...; others by name."""
     return SCALAR_TYPE_NAMES.get(dt.name, dt.name)

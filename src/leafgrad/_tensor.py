@@ -236,10 +236,17 @@ class Tensor:
         return int(self._data.reshape(()))
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar_value())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar_value())
+
+    def _scalar_value(self):
+        """int(t) / float(t): torch's ValueError for more than one element (item()'s is a RuntimeError)."""
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars (this one has "
+                             f"{self._data.size}: index it, or reduce it with .sum() or .mean(), first)")
+        return self._data.reshape(()).item()
 
     def __complex__(self) -> complex:
         return complex(self.item())
@@ -268,10 +275,27 @@ class Tensor:
         return arr
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:  # np.asarray(t) / np.array(t) / np.exp(t): torch refuses as numpy() does
+            raise_autograd(
+                "LG113",
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. (NumPy "
+                "asked for this tensor's values: np.asarray, np.array or a NumPy function; the array would not "
+                "be part of the graph, so gradients would stop there.)", tensor=self)
         arr = backend_for_array(self._data).to_numpy(self._data)
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
         return arr
+
+    def is_inference(self) -> bool:
+        """Made inside ``inference_mode`` (torch's inference tensors: never saved for backward)."""
+        m = self._meta
+        if m is not None and m.inference:
+            return True
+        return self._base is not None and self._base.is_inference()  # (a view of one is one, as torch)
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        """A NumPy ufunc applied to a tensor returns a tensor, as torch's does (np.exp(t) is a Tensor)."""
+        return Tensor._make(np.asarray(arr))
 
     def __repr__(self, *, tensor_contents=None) -> str:
         from ._printing import default_hides_dtype, format_tensor
@@ -317,12 +341,21 @@ class Tensor:
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None and self._vc.v != self._view_v:
-            _refresh_view(self)
+        if self._base is not None:
+            if self._vc.v != self._view_v:
+                _refresh_view(self)
+            if not self._requires_grad:
+                m = self._meta  # a view made under no_grad of a tensor that requires grad: torch reports True
+                if m is not None and m.view_kind == "no_grad" and self._base._requires_grad:
+                    return True
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._grad_fn is not None:  # (the method form accepts this as a no-op; the attribute does not)
+            raise_autograd("LG107", "you can only change requires_grad flags of leaf variables. This tensor was "
+                           f"made by {self._grad_fn.name()}, so it already requires grad through its inputs.",
+                           tensor=self)
         self._set_requires_grad(bool(value), factory=True)  # torch words the attribute like the factory
 
     def _set_requires_grad(self, value: bool, factory: bool = False) -> None:
@@ -336,6 +369,9 @@ class Tensor:
                     f"var.detach(). This tensor was made by {self._grad_fn.name()}, so it is not a leaf: its "
                     "requires_grad follows from its inputs and cannot be switched off.", tensor=self)
             return
+        if value and self._meta is not None and self._meta.inference and not _gm.STATE.inference:
+            raise_autograd("LG116", "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                           "allowed. Make a normal tensor with t.clone() outside inference_mode first.", tensor=self)
         if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise_autograd(
                 "LG112",
@@ -381,7 +417,7 @@ class Tensor:
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._data.shape != self._data.shape:
                 raise_autograd(
                     "LG125",
@@ -391,8 +427,9 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise_autograd(
                     "LG125",
-                    f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor with grad_dtype "
-                    f"'{self.dtype.name}'. The gradient must match the tensor's dtype.", tensor=self, grad=value)
+                    f"attempting to assign a gradient with dtype '{D.CPP_NAMES.get(value.dtype.name, value.dtype.name)}' "
+                    f"to a tensor with grad_dtype '{D.scalar_type_name(self.dtype)}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype).", tensor=self, grad=value)
         self._grad = value
 
     @grad.deleter

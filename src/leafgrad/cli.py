@@ -47,18 +47,8 @@ def torch_alias():
 
 # ----------------------------------------------------------------------------- reporting an error
 def error_line(exc: BaseException) -> str:
-    """``RuntimeError: message`` as PyTorch users know it (leafgrad's error classes subclass those)."""
-    from .errors import AutogradError, AutogradTypeError
-    if isinstance(exc, AutogradError):
-        name = "RuntimeError"
-    elif isinstance(exc, AutogradTypeError):
-        name = "TypeError"
-    else:
-        return "".join(traceback.format_exception_only(type(exc), exc))
-    out = f"{name}: {exc}\n"
-    for note in getattr(exc, "__notes__", ()) or ():
-        out += f"{note}\n"
-    return out
+    """``RuntimeError: message`` as PyTorch users know it (leafgrad raises torch's own classes)."""
+    return "".join(traceback.format_exception_only(type(exc), exc))
 
 
 def _is_ours(filename: str) -> bool:
@@ -74,10 +64,10 @@ def _user_tb(tb):
 def _report(exc: BaseException, lang: str, graph: str | None, err=None) -> None:
     from . import explain as _explain_mod
     from .explain._core import match_message, ui
-    from .errors import LeafgradError
+    from .errors import code_of
     err = err or sys.stderr
     w = err.write
-    code = getattr(exc, "code", None) if isinstance(exc, LeafgradError) else None
+    code = code_of(exc)
     if code is None and isinstance(exc, Exception):
         code = match_message(str(exc))
     entries = _user_tb(exc.__traceback__)

@@ -4,6 +4,11 @@ The first words of each message are the phrase PyTorch prints, so a search for t
 torch error still finds it; the rest is ours: which tensor, which op, which line, and
 what to change. ``leafgrad.explain(err)`` turns the code and the recorded details into
 a longer explanation (English or Simplified Chinese) kept as data files.
+
+The errors are instances of exactly torch's classes (``type(err) is RuntimeError``), the
+warnings of exactly torch's categories (``UserWarning``): the code and details are
+attributes of the instance. There is no leafgrad exception class: ``except RuntimeError``
+is how torch code catches these, and ``code_of(err)`` tells whether one is leafgrad's.
 """
 from __future__ import annotations
 
@@ -11,8 +16,7 @@ import os
 import sys
 import warnings
 
-__all__ = ["LeafgradError", "AutogradError", "AutogradTypeError", "AutogradWarning", "user_site",
-           "raise_autograd", "warn_autograd", "CODES"]
+__all__ = ["code_of", "user_site", "raise_autograd", "warn_autograd", "CODES"]
 
 # code -> short name, used by explain() and the docs.
 CODES = {
@@ -45,42 +49,30 @@ CODES = {
 }
 
 
-class LeafgradError(Exception):
-    """Mixin carried by every autograd error: ``code`` and ``details`` feed explain()."""
-
-    code: str = ""
-    details: dict
-
-    def __init__(self, message: str, code: str = "", **details) -> None:
-        super().__init__(message)
-        self.code = code
-        self.details = details
+def code_of(err) -> str | None:
+    """The leafgrad code an error or warning instance carries, or None for anyone else's."""
+    code = getattr(err, "code", None)
+    return code if isinstance(code, str) and code in CODES else None
 
 
-class AutogradError(LeafgradError, RuntimeError):
-    """A RuntimeError, as torch raises, that also knows its leafgrad code."""
+def _tag(exc: BaseException, code: str, details: dict):
+    # Built-in exception and warning instances take attributes: the code and the recorded
+    # details ride on an instance of torch's own class, so ``type(err) is RuntimeError``
+    # holds and ``except RuntimeError`` / ``simplefilter("error", UserWarning)`` behave as on torch.
+    exc.code = code
+    exc.details = details
+    return exc
 
 
-class AutogradTypeError(LeafgradError, TypeError):
-    pass
-
-
-class AutogradWarning(UserWarning):
-    """A UserWarning, as torch warns, that also knows its leafgrad code."""
-
-    def __init__(self, message: str, code: str = "", **details) -> None:
-        super().__init__(message)
-        self.code = code
-        self.details = details
-
-
-def raise_autograd(code: str, message: str, cls=AutogradError, **details):
+def raise_autograd(code: str, message: str, cls: type = RuntimeError, **details):
+    """Raise ``cls`` (torch's class, RuntimeError unless said) carrying ``code`` and ``details``."""
     if "raised_at" not in details:
         details["raised_at"] = user_site(2)  # provenance for explain(): the user's line
-    raise cls(f"{message}\n[leafgrad {code}] leafgrad.explain(err) explains this error.", code, **details)
+    raise _tag(cls(f"{message}\n[leafgrad {code}] leafgrad.explain(err) explains this error."), code, details)
 
 
-def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> None:
+def warn_autograd(code: str, message: str, stacklevel: int = 3, category: type = UserWarning, **details) -> None:
+    """Warn with torch's ``category`` (UserWarning unless said), the instance carrying ``code`` and ``details``."""
     if "raised_at" not in details:
         details["raised_at"] = user_site(2)
     t = details.get("tensor")
@@ -94,7 +86,7 @@ def warn_autograd(code: str, message: str, stacklevel: int = 3, **details) -> No
                 details["names"] = {n: v for n, v in f.f_locals.items() if v is t}
         except Exception:
             pass
-    warnings.warn(AutogradWarning(message, code, **details), stacklevel=stacklevel)
+    warnings.warn(_tag(category(message), code, details), stacklevel=stacklevel)
 
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 
@@ -49,9 +50,9 @@ def test_matches_torch(torch, name):
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(torch, name):
-    with pytest.raises(RuntimeError) as t_info:
+    with raises_exactly(RuntimeError) as t_info:
         ERRORS[name](torch)
-    with pytest.raises(RuntimeError) as l_info:
+    with raises_exactly(RuntimeError) as l_info:
         ERRORS[name](lg)
     assert str(l_info.value).startswith(str(t_info.value).split(". ")[0].rstrip("."))
 

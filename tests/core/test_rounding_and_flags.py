@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 
@@ -68,9 +69,9 @@ def test_integer_tensor_copied_from_grad_tensor_does_not_require_grad(torch):
     lambda m: m.tensor([True]).clamp_(0, 1), lambda m: m.tensor([1.0]).add_(1j),
 ])
 def test_in_place_results_that_cannot_be_cast_back_raise_as_torch(torch, call):
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+    with raises_exactly(RuntimeError, match="can't be cast to the desired output type"):
         call(torch)
-    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+    with raises_exactly(RuntimeError, match="can't be cast to the desired output type"):
         call(lg)
 
 

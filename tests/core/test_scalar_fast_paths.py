@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from leafgrad._ops import pointwise as P
@@ -82,9 +83,9 @@ def test_many_distinct_numbers_stay_correct():
 
 
 def test_relu_refuses_bool_and_keeps_integer_dtypes(torch):
-    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+    with raises_exactly(RuntimeError, match="Boolean inputs not supported for relu"):
         torch.relu(torch.tensor([True, False]))
-    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+    with raises_exactly(RuntimeError, match="Boolean inputs not supported for relu"):
         lg.relu(lg.tensor([True, False]))
     for dt in ("int8", "int64", "float16", "float64"):
         t = torch.relu(torch.tensor([-1, 0, 2], dtype=getattr(torch, dt)))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 
@@ -34,15 +35,15 @@ def test_scatter_matches_torch(torch, src_shape, value):
 def test_scatter_refuses_mixed_dtypes_and_float_index(torch):
     for m in (torch, lg):
         x, idx = m.zeros(2, 2), m.tensor([[0], [1]])
-        with pytest.raises(RuntimeError):
+        with raises_exactly(RuntimeError):
             m.scatter(x, 1, idx, m.ones(2, 1, dtype=m.float64))
-        with pytest.raises(RuntimeError):
+        with raises_exactly(RuntimeError):
             m.scatter(x, 1, idx.float(), 1.0)
 
 
 def test_src_larger_than_index_refuses_backward_as_torch(torch):
     for m in (torch, lg):
-        with pytest.raises(RuntimeError, match="returned an invalid gradient at index 1"):
+        with raises_exactly(RuntimeError, match="returned an invalid gradient at index 1"):
             _run(m, (2, 4))
 
 

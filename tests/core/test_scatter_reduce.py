@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 
@@ -26,7 +27,7 @@ def test_scatter_reduce_matches_torch(torch, name):
     for lib in (torch, lg):
         x = lib.ones(2, 3, requires_grad=True)
         y = _cases(lib)[name](x)
-        with pytest.raises(RuntimeError, match="derivative for aten::scatter is not implemented"):
+        with raises_exactly(RuntimeError, match="derivative for aten::scatter is not implemented"):
             y.sum().backward()
         yi = _cases(lib)[name](lib.ones(2, 3, dtype=lib.int64) if "value" in name else lib.ones(2, 3))
         out.append((y.tolist(), y.grad_fn.name(), yi.tolist(), str(yi.dtype)))
@@ -40,5 +41,5 @@ def test_tensor_src_with_reduce_warns_as_torch():
 
 def test_unknown_reduce_is_refused_as_torch(torch):
     for lib in (torch, lg):
-        with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply"):
+        with raises_exactly(RuntimeError, match="reduce argument must be either add or multiply"):
             lib.scatter(lib.ones(2, 3), 1, lib.tensor(INDEX), lib.ones(2, 3), reduce="mean")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import leafgrad
-from differential import same
+from differential import same, raises_exactly
 
 VIEW_OPS = {
     "slice": lambda t: t[1:],
@@ -196,13 +196,39 @@ def test_setitem_every_index_kind(torch, key):
     }
 
     def f(m):
-        x = m.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]], requires_grad=True).t()  # (4, 2), non-leaf view
+        leaf = m.tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]], requires_grad=True)
+        x = leaf.t()  # (4, 2), a non-leaf view
         y = x * 2
         val = m.tensor(10.0, requires_grad=True)
         k = keys[key](m)
         y[k] = val * 3
-        y.sum().backward()
-        return [y.grad_fn, y, x.grad if False else None, val.grad]
+        # weights that differ per element, so a gradient in the wrong place shows
+        (y * m.arange(1.0, 9.0).reshape(4, 2)).sum().backward()
+        return [y.grad_fn, y, leaf.grad, val.grad]
+    out = same(torch, f)
+    # the overwritten positions get no gradient in the leaf (all of them, for y[...] = ...)
+    leaf_grad = out[1][2][1].arr
+    assert (leaf_grad == 0).any() and ((leaf_grad != 0).any() or key == "ellipsis")
+
+
+@pytest.mark.parametrize("key", ["mask", "mask2d", "index", "index_dup", "index2d", "bool_scalar"])
+def test_setitem_zero_leaf_gradient_at_written_positions(torch, key):
+    """``y[k] = 0`` (a constant) zeroes those positions' gradient in the leaf; ``y[k] = v`` sends it to v."""
+    keys = {"mask": lambda m: m.tensor([True, False, True]), "mask2d": lambda m: m.tensor([[True, False]] * 3),
+            "index": lambda m: m.tensor([2, 0]), "index_dup": lambda m: m.tensor([1, 1]),
+            "index2d": lambda m: (m.tensor([0, 2]), m.tensor([1, 0])), "bool_scalar": lambda m: True}
+
+    def f(m):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+        y = x * 3
+        y[keys[key](m)] = 0
+        (y * m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+        x2 = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+        v = m.tensor(7.0, requires_grad=True)
+        y2 = x2.exp()
+        y2[keys[key](m)] = v * 2
+        (y2 * m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+        return [y.grad_fn, y, x.grad, y2.grad_fn, x2.grad, v.grad]
     same(torch, f)
 
 
@@ -252,7 +278,7 @@ def test_saved_tensor_error_names_the_line():
     a = leafgrad.ones(2, requires_grad=True)
     b = a.exp()
     b.add_(1)  # this line must appear in the message
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         b.sum().backward()
     msg = str(info.value)
     assert msg.startswith("one of the variables needed for gradient computation has been modified by an inplace")

@@ -6,6 +6,7 @@ import collections
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
@@ -213,18 +214,18 @@ def test_random_sampler_variants():
 ], ids=str)
 def test_argument_errors_match_torch(kwargs):
     tds, lds = tensor_datasets()
-    with pytest.raises(ValueError) as t:
+    with raises_exactly(ValueError) as t:
         tdata.DataLoader(tds, **kwargs)
-    with pytest.raises(ValueError) as lgerr:
+    with raises_exactly(ValueError) as lgerr:
         lgdata.DataLoader(lds, **kwargs)
     assert str(lgerr.value) == str(t.value)
 
 
 def test_iterable_dataset_rejects_shuffle_and_attributes_are_frozen():
-    with pytest.raises(ValueError, match="expected unspecified shuffle option"):
+    with raises_exactly(ValueError, match="expected unspecified shuffle option"):
         lgdata.DataLoader(Stream(3), shuffle=True)
     loader = lgdata.DataLoader(Stream(3))
-    with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
+    with raises_exactly(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
         loader.batch_size = 2
 
 
@@ -240,10 +241,10 @@ def test_default_collate_direct_calls_like_torch():
     tensors_t = [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])]
     assert norm(lgdata.default_collate(tensors_l)) == norm(tdata.default_collate(tensors_t))
     for bad in ([object(), object()], [np.array(["a"]), np.array(["b"])]):
-        with pytest.raises(TypeError) as t:
+        with raises_exactly(TypeError) as t:
             tdata.default_collate(bad)
-        with pytest.raises(TypeError) as lgerr:
+        with raises_exactly(TypeError) as lgerr:
             lgdata.default_collate(bad)
         assert str(lgerr.value).split(";")[0] == str(t.value).split(";")[0]
-    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal size"):
+    with raises_exactly(RuntimeError, match="each element in list of batch should be of equal size"):
         lgdata.default_collate([[1, 2], [3]])

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
@@ -34,7 +35,7 @@ def test_subset_concat_stack_datasets_like_torch():
         assert lgdata.ConcatDataset([a, b])[i] == tdata.ConcatDataset([a, b])[i]
     assert len(lgdata.ConcatDataset([a, b])) == 8
     assert lgdata.ConcatDataset([a, b]).cumulative_sizes == [5, 8]
-    with pytest.raises(ValueError, match="absolute value of index should not exceed dataset length"):
+    with raises_exactly(ValueError, match="absolute value of index should not exceed dataset length"):
         lgdata.ConcatDataset([a, b])[-9]
 
     sub = lgdata.Subset(a, [4, 0, 2])
@@ -45,7 +46,7 @@ def test_subset_concat_stack_datasets_like_torch():
     assert stacked[3] == (3, 6) and len(stacked) == 5
     named = lgdata.StackDataset(x=a, y=a)
     assert named[1] == {"x": 1, "y": 1}
-    with pytest.raises(ValueError, match="Size mismatch between datasets"):
+    with raises_exactly(ValueError, match="Size mismatch between datasets"):
         lgdata.StackDataset(a, b)
 
     class DS(lgdata.Dataset):
@@ -105,9 +106,9 @@ def test_random_split_reproducible_with_generator_and_errors():
     c = [list(s) for s in lgdata.random_split(range(20), [5, 15], generator=lg.Generator().manual_seed(4))]
     assert a == b and a != c
     for args in ([3, 3], [0.5, 0.6], [-0.5, 1.5]):
-        with pytest.raises(ValueError) as t:
+        with raises_exactly(ValueError) as t:
             tdata.random_split(range(10), args)
-        with pytest.raises(ValueError) as lgerr:
+        with raises_exactly(ValueError) as lgerr:
             lgdata.random_split(range(10), args)
         assert str(lgerr.value) == str(t.value)
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as torch
 from leafgrad import provenance
@@ -129,7 +130,7 @@ def test_provenance_can_be_switched_off():
 def test_lg105_names_cut_by_data():
     x = torch.ones(2, requires_grad=True)
     y = x.data * 2  # <datacut>
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         y.sum().backward()
     text = torch.explain(info.value)
     assert f"test_provenance.py:{line_of('datacut')}" in text and "`.data`" in text
@@ -139,7 +140,7 @@ def test_lg104_names_earlier_backward_on_simple_double_backward():
     x = torch.tensor(2.0, requires_grad=True)
     z = (x ** 2) ** 2
     z.backward()  # <first>
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         z.backward()
     text = torch.explain(info.value, lang="zh")
     assert f"test_provenance.py:{line_of('first')}" in text and "`z`" in text
@@ -151,7 +152,7 @@ def test_lg104_rnn_names_the_shared_hidden_state():
     h1 = torch.tanh(W @ h0)  # <h1>
     h1.sum().backward()  # <bw1>
     h2 = torch.tanh(W @ h1)  # <h2>
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         h2.sum().backward()
     facts = torch.explain(info.value).facts
     assert facts["shared"] == "`h1`"
@@ -186,5 +187,5 @@ def test_explain_grad_reasons():
 
 
 def test_explain_grad_rejects_non_tensors():
-    with pytest.raises(TypeError):
+    with raises_exactly(TypeError):
         torch.explain_grad(3.0)

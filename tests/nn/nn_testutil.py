@@ -163,12 +163,12 @@ def raised(fn):
 
 
 def same_error(call_l, call_t) -> None:
-    """An exception of torch's type (leafgrad's autograd errors subclass it), whose message opens
-    with torch's (leafgrad may add a hint after it)."""
+    """An exception of exactly torch's class (not a subclass), whose message opens with torch's
+    (leafgrad may add a hint after it)."""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         el, et = raised(call_l), raised(call_t)
     assert et is not None and el is not None, (el, et)
-    assert isinstance(el, type(et)), (el, et)
+    assert type(el) is type(et), (type(el), type(et), el, et)
     assert str(el).startswith(str(et)), (str(el), str(et))

@@ -203,6 +203,26 @@ def test_pad_modes():
         check(lambda F, a: F.pad(a, pads, mode=mode, **kw), [x], names=mode == "constant")
 
 
+@pytest.mark.parametrize("pads", [(-1, 2), (-1, -1, 2, -1), (2, -3), (-2, -2), (-4, 0), (0, 0, -1, 0)])
+def test_pad_negative_widths_crop_as_torch(pads):
+    x = RNG.standard_normal((2, 3, 4))
+    check(lambda F, a: F.pad(a, pads, value=0.25), [x])
+    # second order: the gradient is the pad with the widths negated, recorded as ConstantPadNdBackward0
+    (a,), (b,) = [lg.tensor(x, requires_grad=True)], [torch.tensor(x, requires_grad=True)]
+    ya, yb = F.pad(a, pads), TF.pad(b, pads)
+    ga, = lg.autograd.grad((ya * ya).sum(), a, create_graph=True)
+    gb, = torch.autograd.grad((yb * yb).sum(), b, create_graph=True)
+    close(ga, gb)
+    assert grad_fn_name(ga) == grad_fn_name(gb) == "ConstantPadNdBackward0"
+
+
+@pytest.mark.parametrize("pads", [(-3, -2), (-5, 1), (1, -5), (0, 0, -4, 0)])
+def test_pad_cropping_past_the_input_raises_as_torch(pads):
+    from nn_testutil import same_error
+    x = RNG.standard_normal((2, 3, 4))
+    same_error(lambda: F.pad(lg.tensor(x), pads), lambda: TF.pad(torch.tensor(x), pads))
+
+
 def test_one_hot_normalize_linear_bilinear_functional():
     close(F.one_hot(lg.tensor([0, 2, 1]), 4), TF.one_hot(torch.tensor([0, 2, 1]), 4))
     check(lambda F, a: F.normalize(a, dim=1), [X], names=False)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # nn_testutil, under any --import-mode
@@ -197,7 +198,7 @@ def test_dropout_train_and_eval():
     out = d2(lg.ones(4, 6, 3, 3)).numpy()
     per_channel = out.reshape(4, 6, -1)
     assert np.all(per_channel.min(-1) == per_channel.max(-1))  # whole channels kept or zeroed
-    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+    with raises_exactly(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
         nn.Dropout(1.5)
 
 
@@ -303,9 +304,9 @@ def test_layer_errors_match_torch():
 
 
 def test_conv_dtype_mismatch_message():
-    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+    with raises_exactly(RuntimeError, match="expected scalar type Float but found Double"):
         nn.Conv2d(2, 2, 1).double()(lg.zeros(1, 2, 3, 3))
-    with pytest.raises(RuntimeError, match=r"Input type \(float\) and bias type \(double\) should be the same"):
+    with raises_exactly(RuntimeError, match=r"Input type \(float\) and bias type \(double\) should be the same"):
         nn.functional.conv2d(lg.zeros(1, 2, 3, 3), lg.zeros(2, 2, 1, 1), lg.zeros(2, dtype=lg.float64))
 
 

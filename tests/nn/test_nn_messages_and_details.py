@@ -4,6 +4,7 @@ positional RNN arguments, container edits."""
 from __future__ import annotations
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 import leafgrad.nn as nn
@@ -101,9 +102,9 @@ def test_error_keeps_torchs_type_and_leading_phrase(name):
 
 
 def test_messages_name_the_fix():
-    with pytest.raises(TypeError, match=r"nn\.Parameter\(tensor\)"):
+    with raises_exactly(TypeError, match=r"nn\.Parameter\(tensor\)"):
         nn.Linear(1, 1).register_parameter("q", lg.zeros(1))
-    with pytest.raises(IndexError, match=r"valid: -1 to 0"):
+    with raises_exactly(IndexError, match=r"valid: -1 to 0"):
         nn.Sequential(nn.ReLU())[3]
     with pytest.raises(AttributeError, match=r"super\(\).__init__\(\)"):
         class Early(nn.Module):

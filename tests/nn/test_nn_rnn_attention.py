@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # nn_testutil, under any --import-mode
@@ -90,13 +91,13 @@ def test_rnn_dropout_between_layers_only_in_training():
 
 
 def test_rnn_errors():
-    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 4"):
+    with raises_exactly(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 4"):
         nn.LSTM(3, 4)(lg.zeros(5, 2, 4))
-    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 2, 4\), got \[1, 3, 4\]"):
+    with raises_exactly(RuntimeError, match=r"Expected hidden size \(1, 2, 4\), got \[1, 3, 4\]"):
         nn.GRU(3, 4)(lg.zeros(5, 2, 3), lg.zeros(1, 3, 4))
-    with pytest.raises(ValueError, match="RNN input dtype"):
+    with raises_exactly(ValueError, match="RNN input dtype"):
         nn.RNN(3, 4)(lg.zeros(5, 2, 3, dtype=lg.float64))
-    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
+    with raises_exactly(ValueError, match="proj_size argument is only supported for LSTM"):
         nn.GRU(3, 4, proj_size=2)
 
 

@@ -18,12 +18,11 @@ import leafgrad as lg  # noqa: E402
 
 
 def _outcome(fn):
-    """fn()'s result, or (exception type, message); leafgrad's AutogradError counts as RuntimeError."""
+    """fn()'s result, or (exact exception class name, message)."""
     try:
         return ("ok", fn())
     except Exception as e:  # noqa: BLE001 - the exception is what is compared
-        name = "RuntimeError" if type(e).__name__ == "AutogradError" else type(e).__name__
-        return (name, str(e))
+        return (type(e).__name__ if type(e).__module__ == "builtins" else repr(type(e)), str(e))
 
 
 def _warned(fn):

@@ -6,6 +6,7 @@ import math
 import warnings
 
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
@@ -184,7 +185,7 @@ def test_reduce_lr_on_plateau_accepts_a_tensor_metric_and_errors_match():
     for kw in (dict(factor=1.0), dict(mode="up"), dict(threshold_mode="x"), dict(min_lr=[0.1, 0.2])):
         errors = []
         for m in (torch, lg):
-            with pytest.raises(ValueError) as info:
+            with raises_exactly(ValueError) as info:
                 m.optim.lr_scheduler.ReduceLROnPlateau(_opt(m), **kw)
             errors.append(str(info.value))
         assert errors[0] == errors[1]
@@ -223,7 +224,7 @@ def test_warnings_like_torch():
         sched.step()
     with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
         sched.get_lr()
-    with pytest.raises(TypeError, match="is not an Optimizer"):
+    with raises_exactly(TypeError, match="is not an Optimizer"):
         lg.optim.lr_scheduler.StepLR(object(), 2)
     with pytest.raises(KeyError, match="initial_lr"):
         lg.optim.lr_scheduler.StepLR(_opt(lg), 2, last_epoch=3)
@@ -234,7 +235,7 @@ def test_one_cycle_errors_match_torch():
                dict(max_lr=1.0, total_steps=10, anneal_strategy="exp"), dict(max_lr=[1.0, 2.0], total_steps=10)):
         errors = []
         for m in (torch, lg):
-            with pytest.raises(ValueError) as info:
+            with raises_exactly(ValueError) as info:
                 m.optim.lr_scheduler.OneCycleLR(_opt(m), **kw)
             errors.append(str(info.value))
         assert errors[0] == errors[1]
@@ -244,7 +245,7 @@ def test_one_cycle_errors_match_torch():
         for _ in range(3):
             opt.step()
             sched.step()
-        with pytest.raises(ValueError, match="Tried to step 4 times"):
+        with raises_exactly(ValueError, match="Tried to step 4 times"):
             sched.step()
 
 

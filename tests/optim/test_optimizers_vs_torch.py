@@ -180,3 +180,31 @@ def test_float64_params_keep_float64_state():
         opt.step()
         assert str(opt.state[p]["exp_avg"].dtype) == "torch.float64"
         assert str(opt.state[p]["step"].dtype) == "torch.float32"
+
+
+def _scripted(mod, name, kw, grads):
+    """Steps with the given gradients set directly: the optimizer alone decides the result."""
+    p = mod.tensor(np.ones(len(grads[0])), requires_grad=True)
+    opt = getattr(mod.optim, name)([p], **kw)
+    for g in grads:
+        p.grad = mod.tensor(np.asarray(g, dtype=np.float64))
+        opt.step()
+    return opt, p
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_amsgrad_keeps_the_largest_second_moment(name):
+    """Large gradients, then small ones: the squared average falls, so AMSGrad (which divides by its
+    running maximum) takes smaller steps than plain Adam. A plain Adam passes for AMSGrad nowhere here."""
+    grads = [[10.0, -3.0], [8.0, 3.0]] + [[0.1, -0.05]] * 6
+    kw = dict(lr=0.1, betas=(0.5, 0.6))  # a short memory, so the second moment falls within the run
+    t_ams, tp = _scripted(torch, name, dict(kw, amsgrad=True), grads)
+    _, tp_plain = _scripted(torch, name, kw, grads)
+    l_ams, lp = _scripted(lg, name, dict(kw, amsgrad=True), grads)
+    _, lp_plain = _scripted(lg, name, kw, grads)
+    assert np.abs(_np(tp) - _np(tp_plain)).min() > 100 * TOL  # the test can tell the two apart
+    np.testing.assert_allclose(_np(lp), _np(tp), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_np(lp_plain), _np(tp_plain), rtol=1e-12, atol=1e-12)
+    ts, ls = t_ams.state[tp], l_ams.state[lp]
+    np.testing.assert_allclose(_np(ls["max_exp_avg_sq"]), _np(ts["max_exp_avg_sq"]), rtol=1e-12)
+    assert (_np(ls["max_exp_avg_sq"]) > _np(ls["exp_avg_sq"])).all()

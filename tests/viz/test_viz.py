@@ -6,6 +6,7 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as torch
 from leafgrad import viz
@@ -173,7 +174,7 @@ def test_root_without_grad_is_a_single_box():
     t = torch.ones(3)
     g = viz.graph(t)
     assert len(g) == 1 and "requires_grad=False" in g.text()
-    with pytest.raises(TypeError):
+    with raises_exactly(TypeError):
         viz.graph(3.0)
 
 
@@ -214,7 +215,7 @@ def test_save_formats(tmp_path):
         path = viz.draw(y, path=str(tmp_path / f"g.{ext}")) and str(tmp_path / f"g.{ext}")
         assert os.path.getsize(path) > 0
     ET.parse(str(tmp_path / "g.svg"))
-    with pytest.raises(ValueError):
+    with raises_exactly(ValueError):
         viz.draw(y).save(str(tmp_path / "g.xyz"))
 
 
@@ -242,7 +243,7 @@ def test_graphviz_engine_missing_is_explained(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_graphviz)
     x = torch.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="Graphviz"):
+    with raises_exactly(RuntimeError, match="Graphviz"):
         viz.draw(x * 2, engine="graphviz").svg()
 
 

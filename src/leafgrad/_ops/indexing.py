@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor, _wrap_dim
 from .pointwise import _no_derivative
 from .registry import apply, defop
@@ -37,6 +38,8 @@ def normalize_key(key) -> tuple:
             k = int(k)
         elif isinstance(k, np.ndarray):
             pass
+        elif isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")  # (torch's, from building a tensor)
         elif not (k is None or k is Ellipsis or isinstance(k, (int, slice, bool))):
             raise IndexError(
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
@@ -46,8 +49,12 @@ def normalize_key(key) -> tuple:
                 if isinstance(v, Tensor):
                     k = slice(*(int(x) if isinstance(x, Tensor) else x for x in (k.start, k.stop, k.step)))
                     break
-            if k.step is not None and k.step <= 0:
+            if k.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if k.step is not None and k.step < 0:
                 raise ValueError("step must be greater than zero")
+        elif k is Ellipsis and Ellipsis in out:
+            continue  # torch reads a second ... as covering no dims
         out.append(k)
     return tuple(out)
 
@@ -135,12 +142,16 @@ def getitem(t: Tensor, key) -> Tensor:
 def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
     from .shape import ALIAS, select, slice_dim, unsqueeze
     n_consume = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if t._data.ndim == 0 and n_consume and any(isinstance(k, int) for k in key):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     if n_consume > t._data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     out = t
     dim = 0
+    removed = 0  # dims the ints so far took away: dim + removed is the position in t, as torch reports it
     applied = False
     for k in key:
         if k is Ellipsis:
@@ -150,7 +161,11 @@ def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
             dim += 1
             applied = True
         elif isinstance(k, int):
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim + removed} with size {size}")
             out = select(out, dim, k)
+            removed += 1
             applied = True
         else:
             full = k.start in (None, 0) and k.stop is None and k.step in (None, 1)
@@ -242,14 +257,44 @@ SCATTER_ADD = defop("ScatterAddBackward0", _scatter_add_fwd,
                     saved=("dim", "index"), n_in=2)
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def check_scatter(input: Tensor, dim: int, index: Tensor, src) -> int:
+    """torch's checks for scatter/scatter_add and their in-place forms; returns the wrapped dim."""
     d = _wrap_dim(dim, input._data.ndim)
     if index.dtype._kind != 1:
-        raise RuntimeError("scatter_add(): Expected dtype int64 for index")
-    if src._data.dtype != input._data.dtype:
-        raise RuntimeError(f"scatter_add(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
                            f"{src.dtype}). Convert src with .to(input.dtype).")
+    if index._data.ndim != input._data.ndim and index._data.size:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    size = input._data.shape[d] if input._data.ndim else 1
+    if index._data.size and (index._data.max() >= size or index._data.min() < -size):
+        bad = index._data.max() if index._data.max() >= size else index._data.min()
+        raise RuntimeError(f"index {int(bad)} is out of bounds for dimension {d} with size {size}")
+    return d
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = check_scatter(input, dim, index, src)
     return apply(SCATTER_ADD, (input, src), (d, index))
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    from .inplace import inplace
+    d = check_scatter(self, dim, index, src)
+    return inplace(SCATTER_ADD, self, (src,), (d, index), "scatter_add_")
+
+
+def scatter_(self: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: str | None = None) -> Tensor:
+    """In place, with torch's checks and its nodes (ScatterBackward0/1); ``reduce`` goes out of place and back."""
+    from .inplace import copy_, inplace
+    if reduce is not None:
+        return copy_(self, scatter(self, dim, index, src, value, reduce=reduce))
+    src = value if src is None else src
+    d = check_scatter(self, dim, index, src)
+    if isinstance(src, Tensor):
+        return inplace(SCATTER, self, (src,), (d, index), "scatter_")
+    return inplace(SCATTER_VALUE, self, (), (d, index, src), "scatter_")
 
 
 def _masked_select_fwd(xp, a, mask):
@@ -277,6 +322,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
                            f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
+    from .inplace import broadcast_or_raise
+    broadcast_or_raise(mask._data.shape, input._data.shape)
     return apply(MASKED_SELECT, (input,), (mask,))
 
 
@@ -327,9 +374,7 @@ SCATTER_VALUE_REDUCE = defop("torch::autograd::NotImplemented",
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: str | None = None) -> Tensor:
-    d = _wrap_dim(dim, input._data.ndim)
-    if index.dtype._kind != 1:
-        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    d = check_scatter(input, dim, index, value if src is None else src)
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce!r}; for 'sum', 'prod', "
                            "'mean', 'amax' or 'amin' torch has scatter_reduce.")
@@ -364,6 +409,8 @@ INDEX_SELECT = defop("IndexSelectBackward0",
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index.dtype._kind != 1:
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got {index.dtype})")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input._data.ndim)
@@ -392,18 +439,29 @@ MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(_ar
                       saved=("mask",), n_in=2)
 
 
-def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
-    if mask.dtype._kind != 0:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype!r}")
-    try:
-        np.broadcast_shapes(mask._data.shape, input._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({input._data.shape[-1] if input._data.ndim else 1}) must match the "
-                           f"size of tensor b ({mask._data.shape[-1]}) at non-singleton dimension") from None
+def check_masked_fill(input: Tensor, mask: Tensor, value, inplace: bool) -> None:
+    """masked_fill's checks, the same for the in-place form, before anything is computed or written."""
+    if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
+        name = D.CPP_NAMES.get(mask.dtype.name, mask.dtype.name) if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {name}")
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
+    elif not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"masked_fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__}), but expected one of: (Tensor mask, Tensor value) or "
+                        "(Tensor mask, Number value)")
+    from .inplace import broadcast_or_raise, check_broadcast_into
+    if inplace:
+        check_broadcast_into(input, mask)
+    else:
+        broadcast_or_raise(mask._data.shape, input._data.shape)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    check_masked_fill(input, mask, value, inplace=False)
+    if isinstance(value, Tensor):
         return apply(MASKED_FILL_T, (input, value), (mask,))
     return apply(MASKED_FILL, (input,), (mask, value))
 

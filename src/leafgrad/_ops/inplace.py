@@ -114,7 +114,8 @@ def _check_allowed(t: Tensor, op_name: str) -> None:
         return
     m = t._meta
     kind = m.view_kind if m is not None else None
-    if base._grad_fn is None and base._requires_grad and kind is None:
+    if base._grad_fn is None and kind is None and (base._requires_grad or t._requires_grad):
+        # (torch: a view that requires grad, of a leaf; the leaf itself need not require grad)
         raise_autograd(
             "LG102",
             "a view of a leaf Variable that requires grad is being used in an in-place operation. "
@@ -140,8 +141,26 @@ def _check_allowed(t: Tensor, op_name: str) -> None:
             tensor=t, op=op_name, site=user_site())
 
 
+def _writable_alias(arr: np.ndarray):
+    """A writable array over the same memory as ``arr`` (a read-only view NumPy made, as broadcast_to does),
+    or None when the memory is not ours to write (a read-only array from outside) or elements overlap."""
+    if any(st == 0 and n > 1 for st, n in zip(arr.strides, arr.shape)):
+        return None  # (several elements at one address: torch's internal-overlap refusal)
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.writeable or not root.flags.c_contiguous or root is arr:
+        return None
+    offset = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(arr.shape, arr.dtype, buffer=root, offset=offset, strides=arr.strides)
+
+
 def _check_writable(t: Tensor) -> None:
     if not t._data.flags.writeable:
+        alias = _writable_alias(t._data)
+        if alias is not None:  # a write into expand()'s view that touches each address once: allowed, as torch
+            t._data = alias
+            return
         raise_autograd(
             "LG118",
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -149,14 +168,15 @@ def _check_writable(t: Tensor) -> None:
             "a tensor made from a read-only NumPy array.)", tensor=t, site=user_site())
 
 
-def check_cast(t: Tensor, result_dtype) -> None:
+def check_cast(t: Tensor, result_dtype, cpp_name: bool = False) -> None:
     """torch's canCast for in-place results: complex only into complex, floating not into
     integers or bool, integers not into bool (bool goes into anything)."""
     frm, to = result_dtype.kind, t._data.dtype.kind
     if (frm == "c" and to != "c") or (frm == "f" and to in "iub") or (frm in "iu" and to == "b"):
         result = {"f": "Float", "c": "ComplexFloat"}.get(frm) or D.scalar_type_name(result_dtype)
+        to_name = D.CPP_NAMES.get(t.dtype.name, t.dtype.name) if cpp_name else D.scalar_type_name(t.dtype)
         raise RuntimeError(f"result type {result} can't be cast to the desired output type "
-                           f"{D.scalar_type_name(t.dtype)}: an in-place op keeps the tensor's dtype. "
+                           f"{to_name}: an in-place op keeps the tensor's dtype. "
                            "Use the out-of-place form, or convert first (e.g. .float()).")
 
 
@@ -181,11 +201,15 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         _check_allowed(self, op_name or op.name)
     m = self._meta
     if m is not None and m.inference and not _STATE.inference:
-        raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed. Make a "
-                                "normal tensor with t.clone() outside inference_mode first.", tensor=self)
+        raise_autograd("LG116", "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                                "make a clone to get a normal tensor before doing inplace update.See "
+                                "https://github.com/pytorch/rfcs/pull/17 for more details. Make a normal tensor with "
+                                "t.clone() outside inference_mode first.",
+                       tensor=self)
     data = self._data
     if not data.flags.writeable:
         _check_writable(self)
+        data = self._data  # (a writable alias of the same memory, where the write is allowed)
     needs = False
     if grad_on:
         needs = self._requires_grad or self._grad_fn is not None or (base is not None and base._requires_grad)
@@ -198,7 +222,10 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         # add_/sub_/mul_/div_: one ufunc writing straight into the tensor's memory
         other = others[0]._data
         if other.dtype != data.dtype:
-            check_cast(self, np.result_type(data, other))
+            rt = D.result_type(self, others[0])
+            check_cast(self, np.dtype(rt.np))
+            if rt.np == data.dtype:  # (a 0-dim float64 operand of a float32 tensor: computed in float32, as torch)
+                other = other.astype(data.dtype)
         direct(xp, data, other, params)
     else:
         if len(others) == 1:  # (the common case, spelled out: no comprehension)
@@ -464,12 +491,40 @@ def random_fill_(self: Tensor, arr: np.ndarray, name: str) -> Tensor:
     return inplace(RANDOM_FILLS[grad_fn], self, (), (arr,), name)
 
 
+def check_index_put(self: Tensor, key: tuple, value: Tensor, value_given: bool) -> None:
+    """What torch's index_put_ checks before writing: index dtypes, the value's dtype (a tensor the user
+    gave must match exactly), indices in range, and a value that broadcasts to the indexed shape."""
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if value_given and value.dtype is not self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{D.scalar_type_name(self.dtype)} for the destination and "
+                           f"{D.scalar_type_name(value.dtype)} for the source.")
+    try:  # the indexed shape, from a one-byte stand-in for self (the real data is not touched)
+        target = np.broadcast_to(np.zeros((), dtype=np.int8), self._data.shape)[key].shape
+    except IndexError as e:
+        msg = str(e).replace(" for axis ", " for dimension ")
+        if msg.startswith("boolean index did not match"):
+            raise IndexError(f"The shape of the mask does not match the shape of the indexed tensor "
+                             f"{list(self.shape)}: {msg}") from None
+        raise IndexError(msg) from None
+    try:
+        ok = np.broadcast_shapes(value._data.shape, target) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(target)}")
+
+
 def setitem(self: Tensor, key, value) -> None:
     """``t[key] = value``: basic keys write through a view (CopySlices), advanced ones use index_put_."""
     from .indexing import _is_advanced, getitem, normalize_key
     nkey = normalize_key(key)
     if any(_is_advanced(k) for k in nkey):
-        v = _operand(value, self)
+        v = _scalar_operand(value, self)
+        check_index_put(self, nkey, v, isinstance(value, Tensor))
         inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
         return
     view = self if _whole(nkey) else getitem(self, key)
@@ -477,12 +532,15 @@ def setitem(self: Tensor, key, value) -> None:
         if value._data.ndim == 0:
             inplace(FILL_T, view, (value,), (), "fill_")  # torch fills with a 0-dim value
         else:
+            if value._data.shape != view._data.shape:  # the value is expanded to the view: torch's expand error
+                from .shape import expanded_sizes
+                expanded_sizes(value, view._data.shape)
             copy_(view, value)
     else:
         if isinstance(value, (list, tuple, np.ndarray)):
             copy_(view, _operand(value, self))
         else:
-            fill_(view, value)
+            fill_(view, _scalar_operand(value, self) if isinstance(value, str) else value)
 
 
 def _whole(key: tuple) -> bool:
@@ -493,7 +551,16 @@ def _whole(key: tuple) -> bool:
 
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
-    return inplace(INDEX_PUT, self, (_operand(values, self),), (key, accumulate), "index_put_")
+    v = _operand(values, self)
+    check_index_put(self, key, v, isinstance(values, Tensor))
+    return inplace(INDEX_PUT, self, (v,), (key, accumulate), "index_put_")
+
+
+def _scalar_operand(value, self: Tensor) -> Tensor:
+    """A value written into ``self``: a number is refused unless it is one (torch: "can't assign a str")."""
+    if isinstance(value, str):
+        raise TypeError(f"can't assign a str to a {self.type()}")
+    return _operand(value, self)
 
 
 _WRITE_INTO.update({_pw.ADD: _write_add, _pw.SUB: _write_sub, _pw.MUL: _write_mul, _pw.DIV: _write_div})

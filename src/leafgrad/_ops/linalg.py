@@ -153,6 +153,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     return input.reshape(-1, 1) * vec2
 
 
@@ -246,6 +249,25 @@ def einsum(equation: str, *operands) -> Tensor:
     terms = lhs.split(",")
     if len(terms) != len(operands):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    seen: dict = {}
+    pos = 0
+    for k, term in enumerate(terms):  # torch's checks: letters only, one size per letter
+        for c in term:
+            if not c.isascii() or not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index {pos} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            pos += 1
+        pos += 1  # (the comma)
+        t = operands[k]
+        if len(term) == t._data.ndim:
+            mine = dict(zip(term, t._data.shape))  # (a letter repeated within one operand: a diagonal, checked later)
+            for c, n in mine.items():
+                if c in seen and n != seen[c] and n != 1 and seen[c] != 1:
+                    raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not "
+                                       f"broadcast with previously seen size {seen[c]}")
+            for c, n in mine.items():
+                if c not in seen or seen[c] == 1:
+                    seen[c] = n
     letters = sorted(set("".join(terms)))
     if not _:
         rhs = "".join(c for c in letters if lhs.count(c) == 1)

@@ -97,8 +97,16 @@ def _binary_(op, name, with_alpha=False, params=()):
     frame is leafgrad's, so its walk for the user's line starts at this method's caller.
     """
     binary_ = IP.binary_
-    if with_alpha:
+    if op is P.SUB:  # (torch refuses - on bools, and a float alpha with integers, in place too)
         def m(self, other, *, alpha=1):
+            P._check_bool_sub(self, other)
+            if alpha.__class__ is not int:
+                P.check_alpha(self, other, alpha)
+            return binary_(op, self, other, (alpha,), name, 3)
+    elif with_alpha:
+        def m(self, other, *, alpha=1):
+            if alpha.__class__ is not int:
+                P.check_alpha(self, other, alpha)
             return binary_(op, self, other, (alpha,), name, 3)
     else:
         def m(self, other):
@@ -111,7 +119,8 @@ def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return IP.copy_(self, P.div(self, other, rounding_mode=rounding_mode))
     if not self.dtype.is_floating_point and not self.dtype.is_complex:
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {self.dtype.name.capitalize()}")
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{D.scalar_type_name(self.dtype)}")
     return IP.binary_(P.DIV, self, other, (), "div_")
 
 
@@ -126,7 +135,7 @@ def _clamp_(self, min=None, max=None):
         return IP.copy_(self, P.clamp(self, min, max))
     for bound in (min, max):  # (a float bound on an integer tensor promotes: the write would cast it back)
         if bound is not None:
-            IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
+            IP.check_cast(self, np.dtype(D.result_type(self, bound).np), cpp_name=True)  # (torch: "long int")
     return IP.inplace(P.CLAMP, self, (), (min, max), "clamp_")
 
 
@@ -136,13 +145,14 @@ def _clamp_side_(op, op_tensor, name: str):
     def m(self, bound):
         if isinstance(bound, Tensor):
             return IP.binary_(op_tensor, self, bound, (), name, 3)
-        IP.check_cast(self, np.dtype(D.result_type(self, bound).np))
+        IP.check_cast(self, np.dtype(D.result_type(self, bound).np), cpp_name=True)
         return IP.inplace(op, self, (), (bound,), name, 3)
     m.__name__ = name
     return m
 
 
 def _masked_fill_(self, mask, value):
+    I.check_masked_fill(self, mask, value, inplace=True)
     if isinstance(value, Tensor):
         return IP.inplace(I.MASKED_FILL_T, self, (value,), (mask,), "masked_fill_")
     return IP.inplace(I.MASKED_FILL, self, (), (mask, value), "masked_fill_")
@@ -212,6 +222,9 @@ def _T(self):
 
 
 def _mT(self):
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self._data.ndim}-D tensor.")
     return S.transpose(self, -2, -1)
 
 
@@ -231,7 +244,9 @@ METHODS = {
     "logical_and": P.tensors_only_method(P.logical_and, "logical_and"),
     "logical_or": P.tensors_only_method(P.logical_or, "logical_or"),
     "logical_xor": P.tensors_only_method(P.logical_xor, "logical_xor"),
-    "logical_not": P.logical_not, "bitwise_not": P.bitwise_not, "isnan": P.isnan, "isinf": P.isinf,
+    "logical_not": P.logical_not, "bitwise_not": P.bitwise_not, "bitwise_and": P.bitwise_and,
+    "bitwise_or": P.bitwise_or, "bitwise_xor": P.bitwise_xor, "bitwise_left_shift": P.bitwise_left_shift,
+    "bitwise_right_shift": P.bitwise_right_shift, "isnan": P.isnan, "isinf": P.isinf,
     "isfinite": P.isfinite, "equal": P.equal, "allclose": P.tensors_only_method(P.allclose, "allclose"),
     "isclose": P.tensors_only_method(P.isclose, "isclose"),
     "where": lambda self, condition, other: P.where(condition, self, other),
@@ -295,6 +310,7 @@ METHODS = {
     "clamp_min_": _clamp_side_(P.CLAMP_MIN, P.CLAMP_MIN_T, "clamp_min_"),
     "clamp_max_": _clamp_side_(P.CLAMP_MAX, P.CLAMP_MAX_T, "clamp_max_"),
     "zero_": IP.zero_, "fill_": IP.fill_, "copy_": IP.copy_, "masked_fill_": _masked_fill_,
+    "scatter_": I.scatter_, "scatter_add_": I.scatter_add_,
     "index_put_": IP.index_put_, "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_,
     "exponential_": exponential_, "random_": random_,
     "asin_": _unary_(PM.ASIN, "asin_"), "arcsin_": _unary_(PM.ASIN, "arcsin_"), "acos_": _unary_(PM.ACOS, "acos_"),
@@ -351,7 +367,11 @@ Tensor.__rmatmul__ = _swap(L.matmul)
 Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
-Tensor.__invert__ = P.bitwise_not
+Tensor.__invert__ = P.invert
+Tensor.__lshift__ = P.bitwise_left_shift
+Tensor.__rlshift__ = _swap(P.bitwise_left_shift)
+Tensor.__rshift__ = P.bitwise_right_shift
+Tensor.__rrshift__ = _swap(P.bitwise_right_shift)
 Tensor.__and__ = P.bitwise_and
 Tensor.__rand__ = _swap(P.bitwise_and)
 Tensor.__or__ = P.bitwise_or

@@ -952,12 +952,17 @@ def _number_operand(t: Tensor, s) -> Tensor:
 
 # =============================================================================== padding
 def _pad_fwd(xp, x, pad_width, value):
+    # a negative width crops (torch narrows the input first, then pads what is positive)
+    if any(lo < 0 or hi < 0 for lo, hi in pad_width):
+        x = x[tuple(slice(-min(lo, 0), n + min(hi, 0)) for (lo, hi), n in zip(pad_width, x.shape))]
+        pad_width = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pad_width)
     return xp.pad(x, pad_width, constant_values=value)
 
 
 def _pad_grad(xp, g, pad_width):
-    key = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(pad_width))
-    return g[key]  # (basic slicing means the same on arrays and Tensors: a view)
+    # as torch: the gradient is the same op with the widths negated (what was padded is cropped,
+    # what was cropped is padded with zeros), so a second backward records ConstantPadNdBackward0 too
+    return xp.apply(CONSTANT_PAD, g, params=(tuple((-lo, -hi) for lo, hi in pad_width), 0))
 
 
 CONSTANT_PAD = defop("ConstantPadNdBackward0", _pad_fwd, _pad_grad, saved=("pad_width",))

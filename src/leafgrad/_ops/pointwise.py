@@ -41,7 +41,7 @@ RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, res
 
 def _pow_scalar_fwd(xp, a, exponent):
     if a.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed: use a float exponent "
+        raise RuntimeError("Integers to negative integer powers are not allowed. Use a float exponent "
                            f"(x ** {float(exponent)}) or a float tensor (x.float() ** {exponent}).")
     return a ** exponent
 
@@ -73,6 +73,8 @@ POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("sel
 
 def _pow_exp_grad(xp, g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
+    if xp.dtype_of(self) != xp.dtype_of(result):  # log in the promoted dtype, as torch (float32 x, float64 y)
+        self = xp.astype(self, xp.dtype_of(result))
     safe = xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), xp.log(self))
     return g * result * safe
 
@@ -263,6 +265,10 @@ _KEEPS_DTYPE = {("f", "f"), ("f", "i"), ("f", "b"), ("c", "f"), ("c", "i"), ("c"
                 ("u", "b"), ("b", "b")}
 
 
+_SYMBOLS = {"AddBackward0": "+", "SubBackward0": "-", "RsubBackward0": "-", "MulBackward0": "*",
+            "DivBackward0": "/", "PowBackward1": "** or pow()", "RemainderBackward0": "%"}
+
+
 def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Tensor:
     """Apply a two-input op after torch's type promotion; Python scalars become 0-dim inputs."""
     # fast path, the common case: tensor (op) Python number that keeps the tensor's dtype
@@ -284,6 +290,11 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
             raise TypeError(f"expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
         other = b if ta else a
         if not isinstance(other, (int, float, bool, complex, np.generic)):
+            if not isinstance(other, np.ndarray):  # (a list or a str: Python's own wording, as torch's)
+                sym = _SYMBOLS.get(op.name, op.name.replace("Backward0", "").lower())
+                raise TypeError(f"unsupported operand type(s) for {sym}: 'Tensor' and '{type(other).__name__}'"
+                                if ta else f"unsupported operand type(s) for {sym}: '{type(other).__name__}' and "
+                                "'Tensor'")
             other = _coerce(other)
             return binary(op, a if ta else other, other if ta else b, params, out_dtype)
         dt = D.result_type(a, b)
@@ -376,7 +387,16 @@ def binary_alpha_method(op):
 
 
 # ----------------------------------------------------------------------------- public functions
+def check_alpha(input, other, alpha) -> None:
+    """torch refuses a float alpha when both operands are integral (or bool)."""
+    if isinstance(alpha, float) and all(not isinstance(t, Tensor) or t.dtype._kind <= 1 for t in (input, other)) \
+            and not isinstance(other, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def add(input, other, *, alpha=1) -> Tensor:
+    if alpha.__class__ is not int:
+        check_alpha(input, other, alpha)
     return binary(ADD, input, other, (alpha,))
 
 
@@ -401,6 +421,8 @@ def sub(input, other, *, alpha=1) -> Tensor:
         if kind != "b" and (kind, sk) in _KEEPS_DTYPE:
             return apply_scalar(SUB, input, other, (alpha,))
     _check_bool_sub(input, other)
+    if alpha.__class__ is not int:
+        check_alpha(input, other, alpha)
     return binary(SUB, input, other, (alpha,))
 
 
@@ -750,10 +772,18 @@ def _cmp(npfn):
     def op(input, other) -> Tensor:
         if isinstance(other, Tensor) and isinstance(input, Tensor):
             dt = D.result_type(input, other)
-            return _make(np.asarray(npfn(input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False))))
-        if isinstance(input, Tensor):
-            return _make(np.asarray(npfn(input._data, other._data if isinstance(other, Tensor) else other)))
-        return _make(np.asarray(npfn(input, other._data)))
+            a, b = input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False)
+        elif isinstance(input, Tensor):
+            a, b = input._data, other._data if isinstance(other, Tensor) else other
+        else:
+            a, b = input, other._data
+        try:
+            return _make(np.asarray(npfn(a, b)))
+        except ValueError:
+            if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+                raise
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(a.shape, b.shape)
     op.__name__ = npfn.__name__
     return op
 
@@ -784,27 +814,42 @@ def logical_not(input: Tensor) -> Tensor:
     return _make(np.asarray(np.logical_not(input._data)))
 
 
-def _bitwise(npfn):
+def _bitwise(npfn, kernel: str):
+    """A bitwise op on bool/integer tensors and numbers; a float operand is torch's NotImplementedError."""
     def op(input, other) -> Tensor:
+        for t in (input, other):
+            if (isinstance(t, Tensor) and t.dtype._kind > 1) or isinstance(t, (float, complex)):
+                name = D.scalar_type_name(t.dtype) if isinstance(t, Tensor) else type(t).__name__.capitalize()
+                raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        for t in (input, other):
-            if isinstance(t, Tensor) and t.dtype._kind > 1:
-                raise RuntimeError(f"\"{npfn.__name__}_cpu\" not implemented for '{t.dtype.name.capitalize()}': "
-                                   "bitwise ops take bool or integer tensors")
-        return _make(np.asarray(npfn(a, b)))
+        try:
+            return _make(np.asarray(npfn(a, b)))
+        except ValueError:
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(np.shape(a), np.shape(b))
+    op.__name__ = npfn.__name__
     return op
 
 
-bitwise_and = _bitwise(np.bitwise_and)
-bitwise_or = _bitwise(np.bitwise_or)
-bitwise_xor = _bitwise(np.bitwise_xor)
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_left_shift = _bitwise(np.left_shift, "lshift_cpu")
+bitwise_right_shift = _bitwise(np.right_shift, "rshift_cpu")
 
 
 def bitwise_not(input: Tensor) -> Tensor:
     if input.dtype._kind > 1:
-        raise RuntimeError("bitwise_not is only supported for integer and boolean tensors")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}'")
     return _make(np.asarray(np.invert(input._data)))
+
+
+def invert(input: Tensor) -> Tensor:
+    """``~t``: torch's operator refuses a float tensor with a TypeError (bitwise_not's is NotImplementedError)."""
+    if input.dtype._kind > 1:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)
 
 
 def isnan(input: Tensor) -> Tensor:

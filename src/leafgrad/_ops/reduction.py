@@ -336,6 +336,11 @@ def require_float_norm_input(input: Tensor, name: str) -> None:
                            f"{D.scalar_type_name(input.dtype)}. Convert it first, e.g. x.float().")
 
 
+def _require_std_var_float(input: Tensor) -> None:
+    if input.dtype._kind < 2:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def _require_float(input: Tensor, name: str) -> None:
     if input.dtype._kind < 2:
         raise RuntimeError(
@@ -427,7 +432,7 @@ def _var_args(dim, unbiased, correction):
 
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
-    _require_float(input, "var")
+    _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
     correction = _correction(unbiased, correction)
     _warn_no_dof("var", input, dims, correction)
@@ -436,7 +441,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
-    _require_float(input, "std")
+    _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
     correction = _correction(unbiased, correction)
     _warn_no_dof("std", input, dims, correction)
@@ -549,3 +554,11 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 # (a 0-dim tensor is its own cumulative sum)
 CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a.ndim else a.copy(),
                lambda xp, g, dim: xp.flip(xp.cumsum(xp.flip(g, dim), axis=dim), dim) if g.ndim else g, saved=("dim",))
+
+
+# The reductions' NumPy calls run in NumPy's Python code (ndarray.sum, np.var, ...), where a
+# floating-point warning (an overflowing sum, a mean of inf - inf) is not attributed to leafgrad:
+# these forwards switch NumPy's warnings off themselves (see leafgrad._quiet).
+from .._quiet import quiet_ops as _quiet_ops  # noqa: E402
+
+_quiet_ops(globals())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from .._alloc import alloc_error_from
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
@@ -499,6 +500,8 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
             from .inplace import raise_broadcast_error
             raise_broadcast_error(first.shape, arrays[1].shape)
         raise
+    except MemoryError as e:  # torch's allocator error, not NumPy's MemoryError
+        raise alloc_error_from(e) from None
     if op.n_out == 1:
         if out.__class__ is not first.__class__:
             out = xp.asarray(out)
@@ -697,7 +700,10 @@ def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
         needs = False
     arr = a._data
     xp = _BY_ARRAY_TYPE[arr.__class__].xp
-    out = op.forward(xp, arr) if not params else _forward1(op.forward, xp, arr, params)
+    try:
+        out = op.forward(xp, arr) if not params else _forward1(op.forward, xp, arr, params)
+    except MemoryError as e:
+        raise alloc_error_from(e) from None
     if out.__class__ is not arr.__class__:
         out = xp.asarray(out)
     res = _make(out)
@@ -764,6 +770,8 @@ def apply_binary(op: OpDef, a: Tensor, b: Tensor, params: tuple = ()):
             from .inplace import raise_broadcast_error
             raise_broadcast_error(x.shape, y.shape)
         raise
+    except MemoryError as e:
+        raise alloc_error_from(e) from None
     if out.__class__ is not x.__class__:
         out = xp.asarray(out)
     res = _make(out)
@@ -805,12 +813,15 @@ def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
     number = table.get(scalar) if table is not None else None
     if number is None:
         number = be.const(scalar, arr.dtype)
-    if not params:  # (direct calls: see _forward1)
-        out = op.forward(xp, arr, number)
-    elif len(params) == 1:
-        out = op.forward(xp, arr, number, params[0])
-    else:
-        out = op.forward(xp, arr, number, *params)
+    try:
+        if not params:  # (direct calls: see _forward1)
+            out = op.forward(xp, arr, number)
+        elif len(params) == 1:
+            out = op.forward(xp, arr, number, params[0])
+        else:
+            out = op.forward(xp, arr, number, *params)
+    except MemoryError as e:
+        raise alloc_error_from(e) from None
     if out.__class__ is not arr.__class__:
         out = xp.asarray(out)
     res = _make(out)

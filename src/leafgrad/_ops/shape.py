@@ -3,6 +3,8 @@ counter with its input, exactly like torch, so in-place writes are seen through 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
@@ -18,10 +20,10 @@ def _infer_shape(shape, numel: int) -> tuple:
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
-    for s in shape:
+    for i, s in enumerate(shape):
         if s != -1:
             if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
+                raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
             known *= s
     if neg:
         if known == 0 or numel % known:
@@ -32,9 +34,14 @@ def _infer_shape(shape, numel: int) -> tuple:
     return tuple(shape)
 
 
-def _size_args(args) -> tuple:
+def _size_args(args, name: str = "view") -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for a in args:  # (int() would truncate 2.5 silently)
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer, Tensor)):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({', '.join(type(x).__name__ for x in args)}), but expected one of: "
+                            "(torch.dtype dtype) or (tuple of ints size)")
     return tuple(int(a) for a in args)
 
 
@@ -118,7 +125,11 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     shp = input._data.shape
-    sizes = _infer_shape(tuple(sizes), shp[d])
+    sizes = tuple(sizes)
+    if -1 not in sizes and math.prod(sizes) != shp[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({shp[d]}) in the input tensor")
+    sizes = _infer_shape(sizes, shp[d])
     return view(input, shp[:d] + sizes + shp[d + 1:])
 
 
@@ -173,6 +184,9 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(s, nd) for s in src]
     dst = [_wrap_dim(d, nd) for d in dst]
+    for word, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{word}` ({dims})")
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -217,11 +231,15 @@ EXPAND.node_cls._saved_self_sym_sizes = property(lambda node: node._in_meta[0][0
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    sizes = _size_args(sizes)
+    return apply(EXPAND, (input,), (expanded_sizes(input, _size_args(sizes)),))
+
+
+def expanded_sizes(input: Tensor, sizes) -> tuple:
+    """The shape ``input.expand(*sizes)`` has, or torch's error for sizes it cannot expand to."""
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"expand({input.type()}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = []
@@ -240,7 +258,7 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
         out.append(s)
-    return apply(EXPAND, (input,), (tuple(out),))
+    return tuple(out)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
@@ -281,7 +299,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     size = input._data.shape[d]
     index = int(index)
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input._data.shape)} at "
+                         f"dimension {d}")
     return apply(SELECT, (input,), (d, index % size if size else index))
 
 
@@ -366,11 +385,18 @@ STACK = defop("StackBackward0", lambda xp, arrays, dim: xp.stack(arrays, axis=di
 
 
 def _tensors(tensors, name: str) -> tuple:
+    """The tensors of cat/stack, refused as torch refuses them (cat's empty list is a ValueError)."""
+    short = name.replace("torch.", "")
     if isinstance(tensors, Tensor):
-        raise TypeError(f"{name}(): argument 'tensors' must be tuple of Tensors, not Tensor")
+        raise TypeError(f"{short}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if short == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     return tensors
 
 
@@ -387,10 +413,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
     ref = shaped[0][1]._data.shape
     for i, t in shaped:
         s = t._data.shape
-        if len(s) != nd or any(a != b for k, (a, b) in enumerate(zip(s, ref)) if k != d):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{ref[0] if d else ref[1] if nd > 1 else ref[0]} but got size "
-                               f"{s[0] if d else s[1] if len(s) > 1 else s[0]} for tensor number {i} in the list.")
+        if len(s) != nd:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(s)}")
+        bad = next((k for k, (a, b) in enumerate(zip(s, ref)) if k != d and a != b), None)
+        if bad is not None:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[bad]} but "
+                               f"got size {s[bad]} for tensor number {i} in the list.")
     dt = D.result_type(*tensors)
     cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
     sizes = tuple(t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors)
@@ -558,11 +586,15 @@ def repeat(input: Tensor, *repeats) -> Tensor:
     repeats = _size_args(repeats)
     if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    if any(r < 0 for r in repeats):  # (torch names the output shape it would have made)
+        sizes = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
+        out = [r * n for r, n in zip(repeats, sizes)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {out}")
     return apply(REPEAT, (input,), (repeats,))
 
 
-def tile(input: Tensor, dims) -> Tensor:
-    dims = tuple(dims)
+def tile(input: Tensor, *args, **kwargs) -> Tensor:
+    dims = _size_args(kwargs["dims"] if "dims" in kwargs else args, "tile")
     dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
 

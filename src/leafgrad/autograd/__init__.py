@@ -7,7 +7,8 @@ from typing import Sequence
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
-from ..errors import LeafgradError
+from .._quiet import quiet_numpy
+from ..errors import code_of
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
@@ -56,11 +57,13 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         retain_graph = create_graph
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     try:
-        run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
-    except LeafgradError as exc:
-        exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
+        with quiet_numpy():  # (inf and nan in the formulas are silent, as torch's)
+            run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    except RuntimeError as exc:
+        if code_of(exc) is not None:
+            exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
         raise
 
 
@@ -80,11 +83,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     try:
-        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                              allow_unused=allow_unused, accumulate=False)
-    except LeafgradError as exc:
-        exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`
+        with quiet_numpy():
+            result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                                  allow_unused=allow_unused, accumulate=False)
+    except RuntimeError as exc:
+        if code_of(exc) is not None:
+            exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`
         raise
     if materialize_grads:
         from .._creation import zeros_like

@@ -140,6 +140,11 @@ class AccumulateGrad(Node):
         return ()
 
 
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                    "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                    "normal tensor and use it in autograd.")
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
@@ -168,6 +173,8 @@ class SavedTensor:
             self._output_nr = tensor._output_nr
             self._requires_grad = tensor._requires_grad
         else:
+            if tensor._meta is not None and tensor._meta.inference:  # (torch's rule; see the message)
+                raise RuntimeError(_INFERENCE_SAVED)
             self._tensor = tensor
             self._data = None
 

@@ -21,6 +21,7 @@ from .. import _dtype as D
 from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
+from .._ops.inplace import broadcast_or_raise
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
@@ -73,6 +74,8 @@ def _const(arr) -> Tensor:
 # =============================================================================== linear layers
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: addmm for a matrix (AddmmBackward0), as torch folds the rest."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     nd = input._data.ndim
     if input._data.dtype != weight._data.dtype:  # torch's message depends on the path: addmm or matmul
         if bias is not None and (nd == 2 or (nd >= 1 and input.is_contiguous())):
@@ -112,16 +115,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 # =============================================================================== convolution
-def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int) -> bool:
+def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1) -> bool:
     dim = input._data.ndim
     if dim not in (nd + 1, nd + 2):
         kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
         raise RuntimeError(f"Expected {kinds[0]} (unbatched) or {kinds[1]} (batched) input to {name}, but got "
                            f"input of size: {list(input._data.shape)}")
     if weight._data.ndim != nd + 2:
-        raise RuntimeError(f"weight should have at least three dimensions" if nd == 1 else
-                           f"Expected {nd + 2}-dimensional weight for {nd + 2}-dimensional input, but got "
-                           f"{weight._data.ndim}-dimensional weight of size {list(weight._data.shape)} instead")
+        if weight._data.ndim < 3:
+            raise RuntimeError("weight should have at least three dimensions")
+        # torch reads the number of spatial dims from the weight, so the first thing that disagrees is the stride
+        strides = [stride] * nd if isinstance(stride, int) else list(stride)
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight._data.ndim - 2} "
+                           f"values to match the convolution dimensions, but got stride={strides}. ({name} takes a "
+                           f"{nd + 2}-dimensional weight; this one has size {list(weight._data.shape)}.)")
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
     if bias is not None and bias._data.dtype != input._data.dtype:
@@ -139,7 +146,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd:
 
 
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd: int, name: str) -> Tensor:
-    unbatched = _check_conv(input, weight, bias, groups, name, nd)
+    unbatched = _check_conv(input, weight, bias, groups, name, nd, stride)
     x = input.unsqueeze(0) if unbatched else input
     c = x._data.shape[1]
     if weight._data.shape[1] * groups != c:
@@ -470,7 +477,7 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 def _broadcast_pair(input: Tensor, target: Tensor):
     if input._data.shape == target._data.shape:
         return input, target
-    shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+    shape = broadcast_or_raise(input._data.shape, target._data.shape)  # (torch's RuntimeError on a clash)
     a = input if input._data.shape == shape else input.expand(shape)
     b = target if target._data.shape == shape else target.expand(shape)
     return a, b
@@ -715,9 +722,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     widths = [(0, 0)] * input._data.ndim
     for i in range(len(pad) // 2):
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
-        if lo < 0 or hi < 0:
-            raise NotImplementedError("negative padding is not supported by leafgrad")
-        widths[input._data.ndim - 1 - i] = (lo, hi)
+        dim = input._data.ndim - 1 - i
+        if input._data.shape[dim] + min(lo, 0) + min(hi, 0) < 0:  # negative widths crop, as torch
+            raise RuntimeError(f"narrow(): length must be non-negative. Padding ({lo}, {hi}) crops more than "
+                               f"the {input._data.shape[dim]} elements of dim {dim} of the input {list(input.shape)}")
+        widths[dim] = (lo, hi)
     return O.constant_pad(input, widths, 0 if value is None else value)
 
 

@@ -14,6 +14,8 @@ handle's ``remove()`` works the same everywhere.
 """
 from __future__ import annotations
 
+import warnings
+
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
@@ -134,8 +136,8 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError(f"{kind} name can't contain \".\", got: {name} (dots separate the levels of "
-                           "state_dict keys; use '_' instead)")
+            # (torch's exact words: a KeyError prints its repr, so nothing can follow them; modules add the name)
+            raise KeyError(f"{kind} name can't contain \".\"" + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in self.__dict__[table]:
@@ -517,8 +519,10 @@ class Module:
                 if hook_id not in done and "always" in self._flags(hook_id):
                     try:
                         self._run_post_hook(hook_id, hook, args, kwargs, output)
-                    except Exception:
-                        pass
+                    except Exception as e:  # the forward's error is the one to raise; say this one was lost
+                        warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                                      f"silenced as another error was raised in forward: {e}", UserWarning,
+                                      stacklevel=2)
             raise
         return output
 
