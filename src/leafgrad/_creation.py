@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
-from ._backend import backend_for_array, backend_for_device
+from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -100,6 +100,8 @@ def _shape(size) -> tuple:
 
 
 def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
+    if device is None:
+        device = _DEFAULT_DEVICE[0]  # torch.set_default_device's choice (None: the CPU)
     if device is not None:
         backend_for_device(device)  # raises a clear error for cuda
     t = Tensor._make(arr)
