@@ -135,6 +135,8 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 # submodules loaded on first use, keeping `import leafgrad` fast
 _LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
                            "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version"})
+_LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+                                "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -144,6 +146,12 @@ def __getattr__(name: str):
     import importlib
     if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LEGACY_TYPE_NAMES:  # torch.FloatTensor and the other legacy types (_legacy_types.py)
+        from ._legacy_types import LEGACY_TYPES
+        return LEGACY_TYPES[name]
+    if name == "set_default_tensor_type":
+        from ._legacy_types import set_default_tensor_type
+        return set_default_tensor_type
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:

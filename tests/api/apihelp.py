@@ -4,6 +4,14 @@ from __future__ import annotations
 import warnings
 
 
+def _torch_class(exc: BaseException) -> type:
+    """The class torch users catch: leafgrad's autograd errors are that class plus an explain() code."""
+    from leafgrad.errors import LeafgradError
+    if isinstance(exc, LeafgradError):
+        return next(c for c in type(exc).__mro__[1:] if not issubclass(c, LeafgradError))
+    return type(exc)
+
+
 def outcome(fn):
     """('ok', value) or ('raise', exception class name); warnings are recorded as (category, first words)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -11,7 +19,7 @@ def outcome(fn):
         try:
             result = ("ok", fn())
         except BaseException as exc:  # noqa: BLE001 - the class itself is what is compared
-            result = ("raise", type(exc).__name__, str(exc).split(":")[0][:40])
+            result = ("raise", _torch_class(exc).__name__, str(exc).split(":")[0][:40])
     cats = sorted({w.category.__name__ for w in caught if w.category is not DeprecationWarning})
     return result, cats
 
