@@ -210,6 +210,11 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
+    if arr.__class__ is not np.ndarray:
+        # an ndarray subclass (np.memmap, np.matrix, a user's): the tensor holds a plain ndarray view of the
+        # same memory, as torch keeps only the buffer. Every op finds its backend by the array's exact class,
+        # and a subclass's own rules (matrix's `*` is matmul, its reductions stay 2-d) must not leak into ops.
+        arr = arr.view(np.ndarray)
     t = Tensor._make(arr)
     from . import provenance as _prov
     if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back
