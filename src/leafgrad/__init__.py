@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import math as _math
 
-from .torch_version import TorchVersion as _TorchVersion
-
-#: leafgrad's own release; ``__version__`` is the torch release whose semantics it follows, so that
-#: scripts comparing ``torch.__version__`` (as a version: see torch_version.py) take torch 2.13's branch
+#: leafgrad's own release. ``__version__`` (made on first use, in version.py) is the torch release whose
+#: semantics it follows, so that scripts comparing ``torch.__version__`` (as a version: see
+#: torch_version.py) take torch 2.13's branch
 __leafgrad_version__ = "0.1.0"
-__version__ = _TorchVersion("2.13.0+cpu")
 
 from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: A004
@@ -20,7 +18,6 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      promote_types, result_type as _result_type_impl, set_default_dtype, short, uint8, can_cast,
                      finfo, iinfo)
 from ._backend import device, get_default_device, set_default_device
-from ._precision import get_float32_matmul_precision, set_float32_matmul_precision
 from ._tensor import Size, Tensor
 from . import _ops  # noqa: F401  (binds ops onto Tensor)
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full,
@@ -153,6 +150,11 @@ def __getattr__(name: str):
     if name == "set_default_tensor_type":
         from ._legacy_types import set_default_tensor_type
         return set_default_tensor_type
+    if name == "__version__":
+        from .version import __version__
+        return __version__
+    if name in ("set_float32_matmul_precision", "get_float32_matmul_precision"):
+        return getattr(importlib.import_module("._precision", __name__), name)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:

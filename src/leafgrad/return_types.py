@@ -77,10 +77,16 @@ def _make(name: str, fields: tuple) -> type:
     return type(name, (_StructSeq,), ns)
 
 
-all_return_types: list = []
-for _name, _fields in _FIELDS.items():
-    _cls = _make(_name, _fields)
-    globals()[_name] = _cls
-    all_return_types.append(_cls)
-    __all__.append(_name)
-del _name, _fields, _cls
+def __getattr__(name: str):
+    # each type is made on first use (34 classes at import would cost `import leafgrad` a few percent)
+    if name == "all_return_types":
+        value = [__getattr__(n) for n in _FIELDS]
+    elif name in _FIELDS:
+        value = _make(name, _FIELDS[name])
+    else:
+        raise AttributeError(f"module 'leafgrad.return_types' has no attribute '{name}'")
+    globals()[name] = value
+    return value
+
+
+__all__ += list(_FIELDS)

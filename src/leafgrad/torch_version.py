@@ -13,12 +13,12 @@ from typing import Any
 
 __all__ = ["TorchVersion"]
 
-_PLAIN = re.compile(r"^v?(\d+(?:\.\d+)*)(?:\+([a-z0-9.]+))?$", re.IGNORECASE)
+_PLAIN = r"^v?(\d+(?:\.\d+)*)(?:\+([a-z0-9.]+))?$"  # (compiled on first use: `import leafgrad` stays fast)
 
 
 def _key(text: str):
     """A sort key for the plain forms ("2.13", "2.13.0+cpu"), or None for anything else."""
-    m = _PLAIN.match(text.strip())
+    m = re.match(_PLAIN, text.strip(), re.IGNORECASE)
     if m is None:
         return None
     release = [int(p) for p in m.group(1).split(".")]

@@ -22,11 +22,6 @@ from .registry import apply, defop, show_saved_as, unsigned_int64
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 
 
-_SORT_T, _TOPK_T, _KTH_T, _MEDIAN_T, _NANMEDIAN_T, _CUMMAX_T, _CUMMIN_T = (
-    return_types.sort, return_types.topk, return_types.kthvalue, return_types.median, return_types.nanmedian,
-    return_types.cummax, return_types.cummin)
-
-
 def _axis(dim: int, ndim: int) -> int:
     return dim % ndim if ndim else 0
 
@@ -186,7 +181,7 @@ def _dim_size(input: Tensor, dim: int) -> int:
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False):
     _wrap_dim(int(dim), input._data.ndim)
     vals, idx = apply(SORT_STABLE if stable else SORT, (input,), (int(dim), bool(descending)))
-    return _SORT_T((vals, idx))
+    return return_types.sort((vals, idx))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
@@ -203,7 +198,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not 0 <= k <= _dim_size(input, int(dim)):
         raise RuntimeError("selected index k out of range")
     vals, idx = apply(TOPK, (input,), (k, int(dim), bool(largest), bool(sorted)))
-    return _TOPK_T((vals, idx))
+    return return_types.topk((vals, idx))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
@@ -215,7 +210,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if not 1 <= k <= _dim_size(input, d):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     vals, idx = apply(KTHVALUE, (input,), (k, int(dim), bool(keepdim)))
-    return _KTH_T((vals, idx))
+    return return_types.kthvalue((vals, idx))
 
 
 def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
@@ -226,7 +221,7 @@ def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
     if ndim:
         _check_nonempty(input, "median", (d,))  # (torch's nanmedian says "median()" too)
     vals, idx = apply(NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, (input,), (int(dim), bool(keepdim), ignore_nan))
-    return (_NANMEDIAN_T if ignore_nan else _MEDIAN_T)((vals, idx))
+    return (return_types.nanmedian if ignore_nan else return_types.median)((vals, idx))
 
 
 def median(input: Tensor, dim=None, keepdim: bool = False):
@@ -237,15 +232,15 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     return _median(input, dim, keepdim, True)
 
 
-def _cum(input: Tensor, dim: int, which: str, kind):
+def _cum(input: Tensor, dim: int, which: str, kind: str):
     _wrap_dim(int(dim), input._data.ndim)
     vals, idx = apply(CUMMAX if which == "max" else CUMMIN, (input,), (int(dim), which))
-    return kind((vals, idx))
+    return getattr(return_types, kind)((vals, idx))
 
 
 def cummax(input: Tensor, dim: int):
-    return _cum(input, dim, "max", _CUMMAX_T)
+    return _cum(input, dim, "max", "cummax")
 
 
 def cummin(input: Tensor, dim: int):
-    return _cum(input, dim, "min", _CUMMIN_T)
+    return _cum(input, dim, "min", "cummin")
