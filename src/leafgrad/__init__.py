@@ -132,7 +132,7 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 # submodules loaded on first use, keeping `import leafgrad` fast
 _LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
                            "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version",
-                           "distributions"})
+                           "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
                                 "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",

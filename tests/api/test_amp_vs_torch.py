@@ -174,3 +174,16 @@ def test_custom_fwd_bwd():
         Square.apply(x).sum().backward()
         return x.grad.tolist(), outcome(lambda: m.amp.custom_fwd(device_type=1))[0][:2]
     assert go(torch) == go(lg)
+
+
+def test_cpu_device_module_and_its_amp():
+    for name in ("is_available", "is_initialized", "device_count", "current_device", "synchronize"):
+        assert getattr(lg.cpu, name)() == getattr(torch.cpu, name)()
+    same_outcome(lambda: torch.cpu.set_device("cpu"), lambda: lg.cpu.set_device("cpu"))
+
+    def go(m):
+        with m.cpu.amp.autocast() as ac:
+            inside = (m.is_autocast_enabled("cpu"), repr(m.get_autocast_dtype("cpu")), type(ac).__name__)
+        s = m.cpu.amp.GradScaler(init_scale=8.0)
+        return inside, s.is_enabled(), s.get_scale(), m.is_autocast_enabled("cpu")
+    same_outcome(lambda: go(torch), lambda: go(lg))
