@@ -152,7 +152,8 @@ BAD = [
     ("not a tensor", lambda m: m.distributions.Normal(0.0, 1.0).log_prob(0.5)),
     ("event shape", lambda m: m.distributions.OneHotCategorical(logits=m.zeros(3)).log_prob(m.zeros(4))),
     ("broadcast", lambda m: m.distributions.Normal(m.zeros(3), 1.0).log_prob(m.zeros(2))),
-    ("no validation", lambda m: m.distributions.Normal(m.tensor([0.0]), m.tensor([-1.0]), validate_args=False).loc.tolist()),
+    ("no validation", lambda m: m.distributions.Normal(m.tensor([0.0]), m.tensor([-1.0]),
+                                                        validate_args=False).loc.tolist()),
     ("off support, unchecked", lambda m: m.distributions.Exponential(m.tensor([1.0]), validate_args=False).log_prob(
         m.tensor([-1.0])).tolist()),
     ("enumerate independent", lambda m: m.distributions.Independent(m.distributions.Bernoulli(m.full((2,), 0.5)), 1)
@@ -204,7 +205,8 @@ def test_kl_divergence(fp, fq):
         grads = []
         if kl.requires_grad:
             m.where(finite, kl, m.zeros_like(kl)).sum().backward()
-            grads = [None if t.grad is None else t.grad.numpy().round(10).tolist() for t in (*pp.values(), *qp.values())]
+            grads = [None if t.grad is None else t.grad.numpy().round(10).tolist()
+                     for t in (*pp.values(), *qp.values())]
         return np.round(kl.detach().numpy(), 10).tolist(), kl.requires_grad, grads
     same_outcome(lambda: go(torch), lambda: go(lg), compare_message=True)
 

@@ -134,3 +134,19 @@ def test_default_log_dir_and_purge_step(tmp_path, monkeypatch):
         with SW(str(tmp_path / m.__name__), purge_step=3) as w:
             w.add_scalar("a", 2.0, 3)
     assert _events(str(tmp_path / "torch")) == _events(str(tmp_path / "leafgrad"))
+
+
+def test_import_without_tensorboard_fails_as_torchs():
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'tensorboard':\n"
+            "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "try:\n    import {m}.utils.tensorboard\nexcept ImportError as e:\n"
+            "    print(type(e).__name__, str(e)[:29])\n")
+    outs = [subprocess.run([sys.executable, "-c", code.replace("{m}", m)], capture_output=True, text=True).stdout
+            for m in ("torch", "leafgrad")]
+    assert outs[0] == outs[1] == "ModuleNotFoundError No module named 'tensorboard'\n"

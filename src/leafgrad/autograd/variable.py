@@ -30,9 +30,9 @@ class Variable(metaclass=VariableMeta):
         elif isinstance(data, Tensor):
             var = data.detach()
         else:
-            cls_name = type(data).__qualname__
-            mod = type(data).__module__
-            raise TypeError(f"Variable data has to be a tensor, but got {cls_name if mod == 'builtins' else mod + '.' + cls_name}")
+            cls_name, mod = type(data).__qualname__, type(data).__module__
+            shown = cls_name if mod == "builtins" else f"{mod}.{cls_name}"
+            raise TypeError(f"Variable data has to be a tensor, but got {shown}")
         if requires_grad:
             var._set_requires_grad(True, factory=True)  # (torch's message for this case: "... and complex dtype")
         return var

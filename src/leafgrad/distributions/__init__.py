@@ -20,6 +20,7 @@ from .laplace import Laplace
 from .normal import Normal
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "Normal",
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace",
+           "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
