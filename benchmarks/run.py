@@ -50,7 +50,7 @@ THREAD_ENV_VARS = (
 OPENBLAS_TUNING_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 #: Max normalised error (max|a-b| / max|reference|) per checked quantity.
-CHECK_TOL = {"W1": 1e-4, "W2": 1e-4, "W3": 1e-3, "W4": 1e-4, "W5": 1e-4}
+CHECK_TOL = {"W1": 1e-4, "W2": 1e-4, "W2m": 1e-4, "W3": 1e-3, "W4": 1e-4, "W4m": 1e-4, "W5": 1e-4}
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,12 @@ class WorkloadInfo:
 WORKLOADS: dict[str, WorkloadInfo] = {
     "W1": WorkloadInfo("{w1_ops} chained elementwise ops on {w1_len} float32, fwd+bwd", "us/op", "time", True),
     "W2": WorkloadInfo("MLP 784-256-128-10, batch {w2_batch}, CE, fwd+bwd+SGD", "ms/step", "time", True),
+    "W2m": WorkloadInfo("W2 as users write it: nn.Sequential, optim.SGD, zero_grad/step, loss.item()", "ms/step",
+                        "time", True),
     "W3": WorkloadInfo("{w3_ops}-op scalar chain (x*1.0001, x+0.0001), fwd+bwd", "ms", "time", True),
     "W4": WorkloadInfo("CNN 2x(conv3x3-relu-pool)+linear, batch {w4_batch}, fwd+bwd+SGD", "ms/step", "time", True),
+    "W4m": WorkloadInfo("W4 as users write it: nn.Sequential of Conv2d/ReLU/MaxPool2d/Flatten/Linear, optim.SGD",
+                        "ms/step", "time", True),
     "W5": WorkloadInfo(
         "peak RSS, fresh process, {w5_steps} W2 steps at batch {w5_batch}",
         "MiB",

@@ -117,8 +117,8 @@ def make_data(workload: str, sizes: Sizes, seed: int = 0) -> dict[str, np.ndarra
         return {"x": rng.standard_normal(sizes.w1_len).astype(np.float32)}
     if workload == "W3":
         return {"x": np.array(1.0, dtype=np.float32)}
-    if workload in ("W2", "W5"):
-        batch = sizes.w2_batch if workload == "W2" else sizes.w5_batch
+    if workload in ("W2", "W2m", "W5"):
+        batch = sizes.w5_batch if workload == "W5" else sizes.w2_batch
         return {
             "x": rng.standard_normal((batch, 784)).astype(np.float32),
             "y": rng.integers(0, 10, size=batch).astype(np.int64),
@@ -129,7 +129,7 @@ def make_data(workload: str, sizes: Sizes, seed: int = 0) -> dict[str, np.ndarra
             "W3": _uniform(rng, (128, 10), 128),
             "b3": _uniform(rng, (10,), 128),
         }
-    if workload == "W4":
+    if workload in ("W4", "W4m"):
         batch = sizes.w4_batch
         return {
             "x": rng.standard_normal((batch, 1, 28, 28)).astype(np.float32),
@@ -241,6 +241,67 @@ class MLPBench:
         return _check_sgd(self.lib, self.loss, self.params, MLP_PARAMS)
 
 
+class MLPModuleBench:
+    """W2 as users write it (W2m): ``nn.Sequential`` of ``nn.Linear``/``nn.ReLU``, ``F.cross_entropy``,
+    ``optim.SGD`` with ``zero_grad()`` and ``step()``, and ``loss.item()`` every step, so
+    ``Module.__call__`` and the optimizer are inside the measured time."""
+
+    def __init__(self, lib: ModuleType, data: dict[str, np.ndarray]) -> None:
+        self.lib = lib
+        nn = lib.nn
+        self.x = lib.tensor(data["x"])
+        self.y = lib.tensor(data["y"])
+        shapes = [data[name].shape for name in MLP_PARAMS[::2]]
+        layers: list[Any] = []
+        for k, (n_in, n_out) in enumerate(shapes):
+            layers += [nn.Linear(n_in, n_out)] + ([nn.ReLU()] if k < len(shapes) - 1 else [])
+        self.model = nn.Sequential(*layers)
+        _load_linears(lib, [m for m in self.model if isinstance(m, nn.Linear)], data, MLP_PARAMS)
+        self.params = _linear_params([m for m in self.model if isinstance(m, nn.Linear)])
+        self.opt = lib.optim.SGD(self.model.parameters(), lr=LR)
+
+    def loss(self) -> Any:
+        return self.lib.nn.functional.cross_entropy(self.model(self.x), self.y)
+
+    def step(self) -> None:
+        self.opt.zero_grad()
+        loss = self.loss()
+        loss.backward()
+        self.opt.step()
+        loss.item()
+
+    def check(self) -> dict[str, np.ndarray]:
+        return _check_module(self, MLP_PARAMS)
+
+
+def _load_linears(lib: ModuleType, linears: list[Any], data: dict[str, np.ndarray], names: tuple[str, ...]) -> None:
+    """Copy the shared (in, out) weights into ``nn.Linear``'s (out, in) layout."""
+    with lib.no_grad():
+        for lin, wname, bname in zip(linears, names[::2], names[1::2], strict=True):
+            lin.weight.copy_(lib.tensor(np.ascontiguousarray(data[wname].T)))
+            lin.bias.copy_(lib.tensor(data[bname]))
+
+
+def _linear_params(linears: list[Any]) -> list[Any]:
+    return [p for lin in linears for p in (lin.weight, lin.bias)]
+
+
+def _check_module(bench: Any, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """``_check_sgd``'s quantities for a module-form bench: one step through its optimizer, with
+    ``nn.Linear``'s weight gradients read back in the shared (in, out) layout."""
+    bench.opt.zero_grad()
+    loss = bench.loss()
+    loss.backward()
+    result = {"loss": to_numpy(loss)}
+    for name, p in zip(names, bench.params, strict=True):
+        g = to_numpy(p.grad)
+        result[f"grad_{name}"] = g.T if g.ndim == 2 else g
+    bench.opt.step()
+    with bench.lib.no_grad():
+        result["loss_after_step"] = to_numpy(bench.loss())
+    return result
+
+
 # --------------------------------------------------------------------------- W4
 
 
@@ -270,6 +331,37 @@ class CNNBench:
         return _check_sgd(self.lib, self.loss, self.params, CNN_PARAMS)
 
 
+class CNNModuleBench:
+    """W4 as users write it (W4m): ``nn.Sequential`` of ``Conv2d``/``ReLU``/``MaxPool2d``/``Flatten``/
+    ``Linear``, ``F.cross_entropy``, ``optim.SGD`` with ``zero_grad()``/``step()``, ``loss.item()``."""
+
+    def __init__(self, lib: ModuleType, data: dict[str, np.ndarray]) -> None:
+        self.lib = lib
+        nn = lib.nn
+        self.x = lib.tensor(data["x"])
+        self.y = lib.tensor(data["y"])
+        self.model = nn.Sequential(
+            nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+        conv1, conv2, fc = self.model[0], self.model[3], self.model[7]
+        with lib.no_grad():
+            for m, wname, bname in ((conv1, "conv1_w", "conv1_b"), (conv2, "conv2_w", "conv2_b")):
+                m.weight.copy_(lib.tensor(data[wname]))
+                m.bias.copy_(lib.tensor(data[bname]))
+        _load_linears(lib, [fc], data, CNN_PARAMS[4:])
+        self.params = [conv1.weight, conv1.bias, conv2.weight, conv2.bias, fc.weight, fc.bias]
+        self.opt = lib.optim.SGD(self.model.parameters(), lr=LR)
+
+    def loss(self) -> Any:
+        return self.lib.nn.functional.cross_entropy(self.model(self.x), self.y)
+
+    step = MLPModuleBench.step
+
+    def check(self) -> dict[str, np.ndarray]:
+        return _check_module(self, CNN_PARAMS)
+
+
 def _check_sgd(
     lib: ModuleType, loss_fn: Callable[[], Any], params: list[Any], names: tuple[str, ...]
 ) -> dict[str, np.ndarray]:
@@ -294,6 +386,10 @@ def build(lib: ModuleType, workload: str, sizes: Sizes, seed: int = 0) -> Bench:
         return ChainBench(lib, chain_ops(workload, sizes), data["x"])
     if workload in ("W2", "W5"):
         return MLPBench(lib, data)
+    if workload == "W2m":
+        return MLPModuleBench(lib, data)
     if workload == "W4":
         return CNNBench(lib, data)
+    if workload == "W4m":
+        return CNNModuleBench(lib, data)
     raise ValueError(f"workload {workload!r} has no step")

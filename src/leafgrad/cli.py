@@ -1,9 +1,10 @@
 """The ``leafgrad`` command.
 
-    leafgrad run [--lang zh] [--graph out.svg] SCRIPT.py [args...]
-        run a PyTorch script on leafgrad (``import torch`` resolves to leafgrad); on an
-        autograd error, print where it happened in your code, the error, and what it
-        means; with --graph, draw the graph of the failing backward().
+    leafgrad run [--lang zh] [--graph out.svg] [--nproc-per-node N] SCRIPT.py [args...]
+        run a PyTorch script on leafgrad (``import torch`` resolves to leafgrad, in the
+        processes it starts too); on an autograd error, print where it happened in your
+        code, the error, and what it means; with --graph, draw the graph of the failing
+        backward(); with --nproc-per-node N, run N ranks through mpiexec as torchrun would.
     leafgrad explain [--lang zh] "MESSAGE"      explain a pasted (PyTorch or leafgrad) error message
     leafgrad tour [--lang zh] [--pause]         the seed articles' topics, run live and explained
     leafgrad demo [args...]                     the demo (leafgrad.demo)
@@ -13,67 +14,33 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import importlib.abc
-import importlib.util
 import os
 import runpy
 import sys
 import traceback
 import warnings
 
+from ._torch_alias import SHIM_DIR, TorchAlias, aliased_modules, install
+
 __all__ = ["main", "torch_alias"]
 
 
 # ----------------------------------------------------------------------------- import torch -> leafgrad
-class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, real: str) -> None:
-        self.real = real
-        self._spec = None
-
-    def create_module(self, spec):
-        module = importlib.import_module(self.real)
-        self._spec = getattr(module, "__spec__", None)
-        return module
-
-    def exec_module(self, module) -> None:
-        # module_from_spec() overwrote __spec__ with the alias's: give leafgrad's back
-        if self._spec is not None:
-            module.__spec__ = self._spec
-
-
-class _TorchAlias(importlib.abc.MetaPathFinder):
-    """``torch`` and ``torch.X`` resolve to ``leafgrad`` and ``leafgrad.X``."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
-            return None
-        real = "leafgrad" + fullname[5:]
-        try:
-            if importlib.util.find_spec(real) is None:
-                return None
-        except (ImportError, ValueError):
-            return None
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
-
-
 @contextlib.contextmanager
 def torch_alias():
     """While active, ``import torch`` (and torch.nn, torch.optim, ...) gives leafgrad."""
-    import leafgrad
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    saved = aliased_modules()
     for k in saved:
         del sys.modules[k]
-    finder = _TorchAlias()
-    sys.meta_path.insert(0, finder)
-    sys.modules["torch"] = leafgrad
+    had_finder = any(isinstance(f, TorchAlias) for f in sys.meta_path)
+    finder = install()
     try:
         yield finder
     finally:
-        try:
-            sys.meta_path.remove(finder)
-        except ValueError:
-            pass
-        for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        if not had_finder:
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(finder)
+        for k in aliased_modules():
             del sys.modules[k]
         sys.modules.update(saved)
 
@@ -155,15 +122,40 @@ def _draw_failure(exc, path: str, lang: str, w) -> None:
 
 
 # ----------------------------------------------------------------------------- commands
+def _launch_ranks(args) -> int:
+    from .distributed._launch import launch
+    rank_argv = ["--lang", args.lang] + (["--graph", args.graph] if args.graph else []) + [args.script, *args.args]
+    return launch(args.nproc_per_node, rank_argv, args.master_addr, args.master_port)
+
+
+@contextlib.contextmanager
+def _children_import_leafgrad():
+    """Processes started from the script (spawned workers, ranks) find the torch shim first on their path."""
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = SHIM_DIR + (os.pathsep + old if old else "")
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
 def cmd_run(args) -> int:
     script = args.script
     if not os.path.exists(script):
         sys.stderr.write(f"leafgrad run: can't open file {script!r}: No such file or directory\n")
         return 2
+    if args.nproc_per_node is not None:
+        return _launch_ranks(args)
+    from .distributed._launch import set_rank_env
+    set_rank_env()  # a rank of mpiexec: torchrun's RANK, WORLD_SIZE, ... from MPI's variables
     old_argv = sys.argv[:]
     old_path = sys.path[:]
     sys.argv = [script] + list(args.args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    # the script's folder first, as python does; then the shim, which a spawn child's path copies
+    sys.path[:0] = [os.path.dirname(os.path.abspath(script)), SHIM_DIR]
     explained: set = set()
     old_show = warnings.showwarning
 
@@ -177,7 +169,7 @@ def cmd_run(args) -> int:
 
     warnings.showwarning = show
     try:
-        with torch_alias():
+        with torch_alias(), _children_import_leafgrad():
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
@@ -222,6 +214,12 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a PyTorch script on leafgrad and explain its autograd errors")
     r.add_argument("--lang", choices=("en", "zh"), default="en")
     r.add_argument("--graph", metavar="OUT.svg", help="draw the graph of a failing backward() here (.svg/.dot/.txt)")
+    r.add_argument("--nproc-per-node", "--nproc_per_node", type=int, dest="nproc_per_node", metavar="N",
+                   help="start N ranks through mpiexec, with torchrun's environment (RANK, WORLD_SIZE, ...)")
+    r.add_argument("--master-addr", "--master_addr", dest="master_addr", default="127.0.0.1",
+                   help="MASTER_ADDR given to the ranks (this machine's loopback by default)")
+    r.add_argument("--master-port", "--master_port", dest="master_port", type=int, default=29500,
+                   help="MASTER_PORT given to the ranks (MPI does the rendezvous; scripts may read it)")
     r.add_argument("script")
     r.add_argument("args", nargs=argparse.REMAINDER)
     e = sub.add_parser("explain", help="explain a pasted error message")

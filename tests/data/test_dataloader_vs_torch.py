@@ -154,25 +154,6 @@ def test_iterable_dataset_like_torch(batch_size, drop_last):
     assert batches(ll) == batches(tl)
 
 
-def test_num_workers_accepted_and_run_in_process():
-    seen = []
-
-    class Probe(lgdata.Dataset):
-        def __len__(self):
-            return 6
-
-        def __getitem__(self, i):
-            info = lgdata.get_worker_info()
-            seen.append((info.id, info.num_workers))
-            return i
-
-    inits = []
-    loader = lgdata.DataLoader(Probe(), batch_size=4, num_workers=3, worker_init_fn=inits.append)
-    assert [b.tolist() for b in loader] == [[0, 1, 2, 3], [4, 5]]
-    assert set(seen) == {(0, 1)} and inits == [0]
-    assert lgdata.get_worker_info() is None
-
-
 # ----------------------------------------------------------------------------- shuffling
 def test_shuffle_with_seeded_generator_is_reproducible_and_a_permutation():
     _, lds = tensor_datasets()

@@ -246,3 +246,18 @@ def test_one_cycle_errors_match_torch():
             sched.step()
         with pytest.raises(ValueError, match="Tried to step 4 times"):
             sched.step()
+
+
+@pytest.mark.parametrize("opt_name", ["AdamW", "RMSprop", "Adagrad", "Adadelta", "Adafactor", "Adamax", "NAdam",
+                                      "RAdam", "ASGD", "Rprop"])
+@pytest.mark.parametrize("name", ["OneCycleLR-cos", "CyclicLR", "CosineAnnealingWarmRestarts"])
+def test_every_optimizer_under_the_momentum_cycling_schedulers(name, opt_name):
+    """Momentum is cycled through ``betas`` (Adam family) or ``momentum`` (RMSprop); an
+    optimizer with neither is refused, as torch refuses it."""
+    def observe(m):
+        try:
+            return _trace(m, SCHEDULERS[name], opt_name, steps=12)
+        except ValueError as e:
+            return ("ValueError", str(e))
+
+    assert observe(lg) == observe(torch)

@@ -11,7 +11,10 @@ torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
 
 OPTIMIZERS = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)),
-              ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1, lr_decay=0.01))]
+              ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+              ("Adadelta", dict(lr=0.5)), ("Adamax", dict(lr=0.01)), ("NAdam", dict(lr=0.01)),
+              ("RAdam", dict(lr=0.01, decoupled_weight_decay=True, weight_decay=0.1)),
+              ("ASGD", dict(lr=0.01, t0=1)), ("Rprop", dict(lr=0.01)), ("Adafactor", dict(lr=0.01))]
 
 
 def _raised(fn):
@@ -77,7 +80,8 @@ def test_construction_errors_match_torch(fn):
     _same_error(fn)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+                                  "RAdam", "ASGD", "Rprop", "LBFGS"])
 def test_negative_lr_is_a_value_error(name):
     _same_error(lambda m: getattr(m.optim, name)([m.zeros(2, requires_grad=True)], lr=-0.1))
     with pytest.raises(ValueError, match="^Invalid learning rate: -0.1$"):

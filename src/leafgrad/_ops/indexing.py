@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import TENSOR_TYPES, Tensor, _wrap_dim
 from .pointwise import _no_derivative
 from .registry import apply, defop
 
@@ -76,20 +76,26 @@ def _check_bool_shapes(t: Tensor, key: tuple) -> None:
 
 
 # ----------------------------------------------------------------------------- ops
+def _arr(t):
+    """A tensor parameter's array (an index, a mask). The forwards get the user's Tensor, or the
+    raw array when a backward formula runs them on arrays (``xp.apply``)."""
+    return t._data if t.__class__ in TENSOR_TYPES else t
+
+
 def _embed_fwd(xp, g, shape, key):
     z = xp.zeros(shape, dtype=g.dtype)
     z[key] = g
     return z
 
 
-SELECT_BACKWARD = defop("SelectBackwardBackward0", _embed_fwd, lambda g, key: g[key], saved=("key",))
-SLICE_BACKWARD = defop("SliceBackwardBackward0", _embed_fwd, lambda g, key: g[key], saved=("key",))
+def _read_back(xp, g, key):
+    """The region a basic ``key`` (ints and slices) wrote: the same select/slice views on both
+    interpreters (the trailing Ellipsis keeps a 0-d result an array on NumPy)."""
+    return g[key + (Ellipsis,)]
 
 
-def embed_basic(g: Tensor, shape, key) -> Tensor:
-    """zeros(shape) with ``g`` written at a basic-index ``key``: select/slice backward."""
-    op = SELECT_BACKWARD if any(isinstance(k, int) for k in key) else SLICE_BACKWARD
-    return apply(op, (g,), (tuple(shape), key))
+SELECT_BACKWARD = defop("SelectBackwardBackward0", _embed_fwd, _read_back, saved=("key",))
+SLICE_BACKWARD = defop("SliceBackwardBackward0", _embed_fwd, _read_back, saved=("key",))
 
 
 def _index_put_zeros_fwd(xp, g, shape, key):
@@ -99,10 +105,10 @@ def _index_put_zeros_fwd(xp, g, shape, key):
 
 
 INDEX = defop("IndexBackward0", lambda xp, a, key: a[key],
-              lambda g, self_sym_sizes, key: index_add_zeros(g, self_sym_sizes, key),
+              lambda xp, g, self_sym_sizes, key: xp.index_add_zeros(g, self_sym_sizes, key),
               saved=("self_sym_sizes", "key"))
-INDEX_ADD_ZEROS = defop("IndexBackwardBackward0", _index_put_zeros_fwd, lambda g, key: apply(INDEX, (g,), (key,)),
-                        saved=("key",))
+INDEX_ADD_ZEROS = defop("IndexBackwardBackward0", _index_put_zeros_fwd,
+                        lambda xp, g, key: xp.apply(INDEX, g, params=(key,)), saved=("key",))
 
 
 def index_add_zeros(g: Tensor, shape, key) -> Tensor:
@@ -174,25 +180,36 @@ def _along(a):
 
 def _scatter_add_zeros_fwd(xp, src, shape, dim, index):
     z = xp.zeros(shape, dtype=src.dtype)
-    xp.add.at(_along(z), _gather_index(xp, index._data, dim), src)
+    xp.add.at(_along(z), _gather_index(xp, _arr(index), dim), src)
     return z
 
 
 def _gather_fwd(xp, a, dim, index):
-    return _along(a)[_gather_index(xp, index._data, dim)]
+    return _along(a)[_gather_index(xp, _arr(index), dim)]
 
 
 # (gather and masked_select keep their input itself, as torch does, though the formulas read only
 # its shape: an in-place change to the input before backward is then refused as torch refuses it)
+# (gather's gradient is torch's scatter_add into zeros, and that one's a gather: ScatterAddBackward0 and
+# GatherBackward0 under create_graph, as torch records them)
 GATHER = defop("GatherBackward0", _gather_fwd,
-               lambda g, self, dim, index: scatter_into_zeros(self._data.shape, dim, index, g),
+               lambda xp, g, self, dim, index: xp.apply(SCATTER_ADD_ZEROS, g, params=(tuple(self.shape), dim, index)),
                saved=("self", "dim", "index"))
 SCATTER_ADD_ZEROS = defop("ScatterAddBackward0", _scatter_add_zeros_fwd,
-                          lambda g, dim, index: gather(g, dim, index), saved=("dim", "index"))
+                          lambda xp, g, dim, index: xp.apply(GATHER, g, params=(dim, index)), saved=("dim", "index"))
 
 
-def scatter_into_zeros(shape, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return apply(SCATTER_ADD_ZEROS, (src,), (tuple(shape), dim, index))
+def select_back(xp, grads, dim: int, keepdim: bool, self_sym_sizes, indices):
+    """The gradient of an op that picked one element per slice along ``dim`` (max/min/sort/median
+    over a dim): the output gradient scattered back to the picked ``indices`` of zeros."""
+    g = grads[0]
+    if g is None:
+        return None
+    idx = indices
+    if not keepdim and self_sym_sizes:  # (a 0-d input's result is 0-d either way: gather/scatter take it so)
+        g = xp.expand_dims(g, dim)
+        idx = xp.expand_dims(idx, dim)
+    return xp.apply(SCATTER_ADD_ZEROS, g, params=(tuple(self_sym_sizes), dim, idx))
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
@@ -214,13 +231,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
 
 def _scatter_add_fwd(xp, a, src, dim, index):
     out = a.copy()
-    xp.add.at(_along(out), _gather_index(xp, index._data, dim), src[tuple(slice(0, s) for s in index._data.shape)])
+    idx = _arr(index)
+    xp.add.at(_along(out), _gather_index(xp, idx, dim), src[tuple(slice(0, s) for s in idx.shape)])
     return out
 
 
 # torch's ScatterAddBackward0: self passes the gradient through, src reads it back where it was added
 SCATTER_ADD = defop("ScatterAddBackward0", _scatter_add_fwd,
-                    (lambda g, dim, index: g, lambda g, dim, index: gather(g, dim, index)),
+                    (lambda xp, g, dim, index: g, lambda xp, g, dim, index: xp.apply(GATHER, g, params=(dim, index))),
                     saved=("dim", "index"), n_in=2)
 
 
@@ -235,24 +253,24 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 def _masked_select_fwd(xp, a, mask):
-    a_b, m_b = xp.broadcast_arrays(a, mask._data)
+    a_b, m_b = xp.broadcast_arrays(a, _arr(mask))
     return a_b[m_b]
 
 
 def _masked_scatter_zeros_fwd(xp, g, shape, mask):
     out = xp.zeros(shape, dtype=g.dtype)
-    out[xp.broadcast_to(mask._data, shape)] = g
+    out[xp.broadcast_to(_arr(mask), shape)] = g
     return out
 
 
 # masked_select reads the (broadcast) input where the mask is set; its gradient writes back there,
 # and the engine sums a broadcast input's share
 MASKED_SELECT = defop("MaskedSelectBackward0", _masked_select_fwd,
-                      lambda g, self, mask: apply(MASKED_SCATTER_ZEROS, (g,), (
-                          tuple(np.broadcast_shapes(self._data.shape, mask._data.shape)), mask)),
+                      lambda xp, g, self, mask: xp.apply(MASKED_SCATTER_ZEROS, g, params=(
+                          tuple(np.broadcast_shapes(tuple(self.shape), tuple(mask.shape))), mask)),
                       saved=("self", "mask"))
 MASKED_SCATTER_ZEROS = defop("MaskedScatterBackward0", _masked_scatter_zeros_fwd,
-                             lambda gg, mask: apply(MASKED_SELECT, (gg,), (mask,)), saved=("mask",))
+                             lambda xp, gg, mask: xp.apply(MASKED_SELECT, gg, params=(mask,)), saved=("mask",))
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -264,13 +282,14 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 def _scatter_src_fwd(xp, a, src, dim, index):
     out = a.copy()
-    _along(out)[_gather_index(xp, index._data, dim)] = src[tuple(slice(0, s) for s in index._data.shape)]
+    idx = _arr(index)
+    _along(out)[_gather_index(xp, idx, dim)] = src[tuple(slice(0, s) for s in idx.shape)]
     return out
 
 
 def _scatter_value_fwd(xp, a, dim, index, value):
     out = a.copy()
-    _along(out)[_gather_index(xp, index._data, dim)] = value
+    _along(out)[_gather_index(xp, _arr(index), dim)] = value
     return out
 
 
@@ -278,16 +297,18 @@ def _scatter_value_fwd(xp, a, dim, index, value):
 # the written positions take their gradient from src, the rest from self
 # (src larger than index: torch's backward refuses the index-shaped gradient, and so does the engine)
 SCATTER = defop("ScatterBackward0", _scatter_src_fwd,
-                (lambda g, dim, index: scatter(g, dim, index, value=0), lambda g, dim, index: gather(g, dim, index)),
+                (lambda xp, g, dim, index: xp.apply(SCATTER_VALUE, g, params=(dim, index, 0)),
+                 lambda xp, g, dim, index: xp.apply(GATHER, g, params=(dim, index))),
                 saved=("dim", "index"), n_in=2)
 SCATTER_VALUE = defop("ScatterBackward1", _scatter_value_fwd,
-                      lambda g, dim, index: scatter(g, dim, index, value=0), saved=("dim", "index"))
+                      lambda xp, g, dim, index: xp.apply(SCATTER_VALUE, g, params=(dim, index, 0)), saved=("dim", "index"))
 
 
 def _scatter_reduce_fwd(xp, a, src, dim, index, reduce):
     out = a.copy()
-    vals = src[tuple(slice(0, s) for s in index._data.shape)] if src.ndim else src
-    (xp.add if reduce == "add" else xp.multiply).at(_along(out), _gather_index(xp, index._data, dim), vals)
+    idx = _arr(index)
+    vals = src[tuple(slice(0, s) for s in idx.shape)] if src.ndim else src
+    (xp.add if reduce == "add" else xp.multiply).at(_along(out), _gather_index(xp, idx, dim), vals)
     return out
 
 
@@ -330,15 +351,15 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, red
     return apply(SCATTER_VALUE, (input,), (d, index, src))
 
 
-def _index_select_back(g, self_sym_sizes, dim, index):
+def _index_select_back(xp, g, self_sym_sizes, dim, index):
     if not len(self_sym_sizes):  # (a 0-dim input was selected whole)
         return g
-    key = (slice(None),) * dim + (index._data,)
-    return index_add_zeros(g, self_sym_sizes, key)
+    key = (slice(None),) * dim + (_arr(index),)
+    return xp.index_add_zeros(g, self_sym_sizes, key)
 
 
 INDEX_SELECT = defop("IndexSelectBackward0",
-                     lambda xp, a, dim, index: xp.take(a, index._data, axis=dim) if a.ndim else a.copy(),
+                     lambda xp, a, dim, index: xp.take(a, _arr(index), axis=dim) if a.ndim else a.copy(),
                      _index_select_back, saved=("self_sym_sizes", "dim", "index"))
 
 
@@ -355,15 +376,19 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def _mf_fwd(xp, a, mask, value):
-    return xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a)
+    return xp.where(_arr(mask), xp.asarray(value, dtype=a.dtype), a)
 
 
-MASKED_FILL = defop("MaskedFillBackward0", _mf_fwd, lambda g, mask, value: g.masked_fill(mask, 0),
+def _unfilled(xp, g, mask):
+    """``g`` with the filled positions zeroed (torch's ``grad.masked_fill(mask, 0)``: MaskedFillBackward0)."""
+    return xp.apply(MASKED_FILL, g, params=(mask, 0))
+
+
+MASKED_FILL = defop("MaskedFillBackward0", _mf_fwd, lambda xp, g, mask, value: _unfilled(xp, g, mask),
                     saved=("mask", "value"))
 MASKED_FILL.node_cls._saved_names = ("mask",)  # (torch's names)
-MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(mask._data, v.astype(a.dtype), a),
-                      (lambda g, mask: g.masked_fill(mask, 0),
-                       lambda g, mask: g.masked_fill(mask.logical_not(), 0).sum()),
+MASKED_FILL_T = defop("MaskedFillBackward1", lambda xp, a, v, mask: xp.where(_arr(mask), v.astype(a.dtype), a),
+                      (_unfilled, lambda xp, g, mask: xp.sum(_unfilled(xp, g, ~mask))),
                       saved=("mask",), n_in=2)
 
 
@@ -391,11 +416,13 @@ def _diag_embed_fwd(xp, g, shape, offset, d1, d2):
 
 
 DIAG_EMBED_INTO = defop("DiagonalBackwardBackward0", _diag_embed_fwd,
-                        lambda g, offset, d1, d2: g.diagonal(offset, d1, d2), saved=("offset", "d1", "d2"))
+                        lambda xp, g, offset, d1, d2: xp.apply(_diagonal_op(), g, params=(offset, d1, d2)),
+                        saved=("offset", "d1", "d2"))
 
 
-def diag_embed_into(g: Tensor, shape, offset: int, d1: int, d2: int) -> Tensor:
-    return apply(DIAG_EMBED_INTO, (g,), (tuple(shape), offset, d1, d2))
+def _diagonal_op():
+    from .shape import DIAGONAL  # (shape imports this module)
+    return DIAGONAL
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False):
@@ -409,15 +436,16 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
 
 def _take_back_fwd(xp, g, shape, index):
     out = xp.zeros(shape, dtype=g.dtype)
-    xp.add.at(out.reshape(-1), index._data.reshape(-1), g.reshape(-1))  # (a repeated index adds up)
+    xp.add.at(out.reshape(-1), _arr(index).reshape(-1), g.reshape(-1))  # (a repeated index adds up)
     return out
 
 
 # take reads the input as flat; its gradient puts (adding) the gradient back at those positions
-TAKE = defop("TakeBackward0", lambda xp, a, index: xp.take(a, index._data),
-             lambda g, self_sym_sizes, index: apply(TAKE_BACK, (g,), (tuple(self_sym_sizes), index)),
+TAKE = defop("TakeBackward0", lambda xp, a, index: xp.take(a, _arr(index)),
+             lambda xp, g, self_sym_sizes, index: xp.apply(TAKE_BACK, g, params=(tuple(self_sym_sizes), index)),
              saved=("self_sym_sizes", "index"))
-TAKE_BACK = defop("PutBackward0", _take_back_fwd, lambda gg, index: apply(TAKE, (gg,), (index,)), saved=("index",))
+TAKE_BACK = defop("PutBackward0", _take_back_fwd, lambda xp, gg, index: xp.apply(TAKE, gg, params=(index,)),
+                  saved=("index",))
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
@@ -446,9 +474,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 # the gradient of keeping a triangle is the same triangle of the gradient
 TRIL = defop("TrilBackward0", lambda xp, a, diagonal: xp.tril(a, diagonal),
-             lambda g, diagonal: apply(TRIL, (g,), (diagonal,)), saved=("diagonal",))
+             lambda xp, g, diagonal: xp.apply(TRIL, g, params=(diagonal,)), saved=("diagonal",))
 TRIU = defop("TriuBackward0", lambda xp, a, diagonal: xp.triu(a, diagonal),
-             lambda g, diagonal: apply(TRIU, (g,), (diagonal,)), saved=("diagonal",))
+             lambda xp, g, diagonal: xp.apply(TRIU, g, params=(diagonal,)), saved=("diagonal",))
 
 
 def _triangle(op, input: Tensor, diagonal: int, name: str) -> Tensor:

@@ -13,23 +13,29 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
-from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..autograd.graph import Node, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from ..provenance import user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
 from . import pointwise as _pw
-from .registry import OpNode, _record, apply, defop, edge_of
+from .registry import _namespace_of, _record, apply, defop, edge_of
+from .xp import TENSORS
 
 _make = Tensor._make
 
 # ----------------------------------------------------------------------------- ops only used in place
+def _overwritten(xp, g):
+    """The gradient of a tensor's old value after a write replaced it: zero (``g * 0``, as before)."""
+    return g * 0
+
+
 COPY = defop("torch::autograd::CopyBackwards", lambda xp, a, src: xp.broadcast_to(src, a.shape).astype(a.dtype, copy=False),
-             (lambda g: g * 0, lambda g: g), n_in=2)
-FILL = defop("FillBackward2", lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype), lambda g: g * 0)
+             (_overwritten, lambda xp, g: g), n_in=2)
+FILL = defop("FillBackward2", lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype), _overwritten)
 FILL_T = defop("FillBackward3", lambda xp, a, v: xp.broadcast_to(v, a.shape).astype(a.dtype, copy=False),
-               (lambda g: g * 0, lambda g: g.sum()), n_in=2)
-ZERO = defop("ZeroBackward0", lambda xp, a: xp.zeros_like(a), lambda g: g * 0)
-RANDOM_FILLS = {name: defop(name, lambda xp, a, arr: arr.astype(a.dtype, copy=False), lambda g: g * 0)
+               (_overwritten, lambda xp, g: xp.sum(g)), n_in=2)
+ZERO = defop("ZeroBackward0", lambda xp, a: xp.zeros_like(a), _overwritten)
+RANDOM_FILLS = {name: defop(name, lambda xp, a, arr: arr.astype(a.dtype, copy=False), _overwritten)
                 for name in ("UniformBackward0", "NormalBackward0", "BernoulliBackward0", "ExponentialBackward0",
                              "RandomBackward0")}
 
@@ -43,20 +49,20 @@ def _index_put_fwd(xp, a, v, key, accumulate):
     return out
 
 
-def _index_put_self_grad(g, key, accumulate):
+def _index_put_self_grad(xp, g, key, accumulate):
     if accumulate:
         return g
-    return index_put(g, key, _make(np.zeros((), dtype=g._data.dtype)))
+    return xp.apply(INDEX_PUT, g, xp.zeros((), dtype=xp.dtype_of(g)), params=(key, False))
+
+
+def _index_values_grad(xp, g, key):
+    from .indexing import INDEX
+    return xp.apply(INDEX, g, params=(key,))
 
 
 INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
-                  (_index_put_self_grad, lambda g, key, accumulate: _index_values_grad(g, key)),
+                  (_index_put_self_grad, lambda xp, g, key, accumulate: _index_values_grad(xp, g, key)),
                   saved=("key", "accumulate"), n_in=2)
-
-
-def _index_values_grad(g, key):
-    from .indexing import INDEX
-    return apply(INDEX, (g,), (key,))
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -238,7 +244,11 @@ def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original) -> 
 
 
 class CopySlices(Node):
-    """The base's new history after an in-place write through one of its views."""
+    """The base's new history after an in-place write through one of its views.
+
+    Its backward is written once against the namespace ``xp`` (``_backward``), as the ops'
+    formulas are: ``apply`` runs it on Tensors, ``apply_raw`` on the raw arrays, each calling
+    the inner node's formulas through that node's entry for the same interpreter."""
 
     __slots__ = ("fn", "_positions", "_base_shape")
 
@@ -246,21 +256,27 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def apply(self, grads: list) -> list:
+        return self._backward(TENSORS, grads, self.fn.apply_masked)
+
+    def apply_raw(self, grads: list) -> list:
+        return self._backward(_namespace_of(grads[0]), grads, self.fn.apply_masked_raw)
+
+    def _backward(self, xp, grads: list, run_fn) -> list:
         g = grads[0]
         pos = self._positions
-        flat = g.reshape(-1)
+        flat = g.reshape((-1,))
         key = (pos.reshape(-1),)
-        g_view = _index_values_grad(flat, key).reshape(pos.shape)
+        g_view = _index_values_grad(xp, flat, key).reshape(pos.shape)
         wanted = [True] + [nxt is not None for nxt, _ in self.next_functions[1:]]
-        res = self.fn.apply_masked([g_view], wanted)
+        res = run_fn([g_view], wanted)
         r0 = res[0]
         if r0 is None:
-            r0 = _make(np.zeros(pos.shape, dtype=g._data.dtype))
-        elif r0._data.shape != pos.shape:
-            r0 = r0.expand(pos.shape) if r0._data.ndim <= len(pos.shape) else r0.reshape(pos.shape)
+            r0 = xp.zeros(pos.shape, dtype=xp.dtype_of(g))
+        elif r0.shape != pos.shape:
+            r0 = xp.broadcast_to(r0, pos.shape) if r0.ndim <= len(pos.shape) else r0.reshape(pos.shape)
         base_grad = None
         if self.next_functions[0][0] is not None:
-            base_grad = index_put(flat, key, r0.reshape(-1)).reshape(self._base_shape)
+            base_grad = xp.apply(INDEX_PUT, flat, r0.reshape((-1,)), params=(key, False)).reshape(self._base_shape)
         return [base_grad] + list(res[1:])
 
     def release_variables(self, site=None) -> None:
@@ -292,17 +308,23 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
 
 # ----------------------------------------------------------------------------- views re-derived from the base
 class AsStridedBackward0(Node):
-    """A view's history after its base was written in place: scatter the view's grad into the base."""
+    """A view's history after its base was written in place: scatter the view's grad into the base
+    (written once against ``xp``: ``apply`` on Tensors, ``apply_raw`` on raw arrays)."""
 
     __slots__ = ("_positions", "_base_shape")
 
     def apply(self, grads: list) -> list:
-        from .indexing import index_add_zeros
+        return self._backward(TENSORS, grads)
+
+    def apply_raw(self, grads: list) -> list:
+        return self._backward(_namespace_of(grads[0]), grads)
+
+    def _backward(self, xp, grads: list) -> list:
         g = grads[0]
         n = 1
         for s in self._base_shape:
             n *= s
-        flat = index_add_zeros(g.reshape(-1), (n,), (self._positions.reshape(-1),))
+        flat = xp.index_add_zeros(g.reshape((-1,)), (n,), (self._positions.reshape(-1),))
         return [flat.reshape(self._base_shape)]
 
 

@@ -11,30 +11,33 @@ from .registry import apply, apply_binary, defop
 # The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
 # call each with the transpose folded in, and no transposed view to build per backward.
 MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T),
-              (lambda g, self, other: apply_binary(MM, g, other),
-               lambda g, self, other: apply_binary(MM_TN, g, self)),
+              (lambda xp, g, self, other: xp.apply(MM, g, other),
+               lambda xp, g, self, other: xp.apply(MM_TN, g, self)),
               saved=("self", "input1"), n_in=2)
 MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b),
-              (lambda g, self, other: apply_binary(MM_NT, other, g),
-               lambda g, self, other: apply_binary(MM, self, g)),
+              (lambda xp, g, self, other: xp.apply(MM_NT, other, g),
+               lambda xp, g, self, other: xp.apply(MM, self, g)),
               saved=("self", "input1"), n_in=2)
 MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
-           (lambda g, self, mat2: apply_binary(MM_NT, g, mat2), lambda g, self, mat2: apply_binary(MM_TN, self, g)),
+           (lambda xp, g, self, mat2: xp.apply(MM_NT, g, mat2), lambda xp, g, self, mat2: xp.apply(MM_TN, self, g)),
            saved=("self", "input1"), n_in=2)
 MM.node_cls._saved_names = ("self", "mat2")
 BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
-            (lambda g, self, mat2: g.bmm(mat2.transpose(1, 2)), lambda g, self, mat2: self.transpose(1, 2).bmm(g)),
+            (lambda xp, g, self, mat2: xp.apply(BMM, g, xp.swapaxes(mat2, 1, 2)),
+             lambda xp, g, self, mat2: xp.apply(BMM, xp.swapaxes(self, 1, 2), g)),
             saved=("self", "input1"), n_in=2)
 BMM.node_cls._saved_names = ("self", "mat2")
 MV = defop("MvBackward0", lambda xp, a, v: xp.matmul(a, v),
-           (lambda g, self, vec: g.unsqueeze(1) * vec.unsqueeze(0), lambda g, self, vec: self.t().mv(g)),
+           (lambda xp, g, self, vec: xp.expand_dims(g, 1) * xp.expand_dims(vec, 0),
+            lambda xp, g, self, vec: xp.apply(MV, xp.swap_last(self), g)),
            saved=("self", "input1"), n_in=2)
 MV.node_cls._saved_names = ("self", "vec")
 DOT = defop("DotBackward0", lambda xp, a, b: xp.dot(a, b),
-            (lambda g, self, tensor: g * tensor, lambda g, self, tensor: g * self), saved=("self", "input1"), n_in=2)
+            (lambda xp, g, self, tensor: g * tensor, lambda xp, g, self, tensor: g * self), saved=("self", "input1"),
+            n_in=2)
 DOT.node_cls._saved_names = ("self", "tensor")
 VDOT = defop("VdotBackward0", lambda xp, a, b: xp.vdot(a, b),
-             (lambda g, self, other: g.conj() * other, lambda g, self, other: g * self),
+             (lambda xp, g, self, other: xp.conj(g) * other, lambda xp, g, self, other: g * self),
              saved=("self", "input1"), n_in=2)
 VDOT.node_cls._saved_names = ("self", "other")
 
@@ -48,14 +51,14 @@ def _addmm_fwd(xp, bias, a, b, beta, alpha):
 
 
 ADDMM = defop("AddmmBackward0", _addmm_fwd,
-              (lambda g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
-               lambda g, mat1, mat2, beta, alpha: _scaled(apply_binary(MM_NT, g, mat2), alpha),
-               lambda g, mat1, mat2, beta, alpha: _scaled(apply_binary(MM_TN, mat1, g), alpha)),
+              (lambda xp, g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_NT, g, mat2), alpha),
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_TN, mat1, g), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
 
 
-def _scaled(t: Tensor, alpha) -> Tensor:
+def _scaled(t, alpha):
     return t if alpha == 1 else t * alpha
 
 

@@ -20,11 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .pointwise import _no_derivative, _sigmoid, where, zeros_like_t as _zeros_like
-from .registry import apply, apply_binary, defop, show_saved_as, unsigned_int64
-from .shape import cat
-
-_make = Tensor._make
+from .pointwise import SIGMOID, _no_derivative, _sigmoid
+from .registry import apply, defop, show_saved_as, unsigned_int64
 
 
 # =============================================================================== the ELU family
@@ -47,16 +44,16 @@ def _elu_back_fwd(xp, g, x, alpha, scale, input_scale, is_result):
         return xp.where(x > 0, g * scale, neg)
 
 
-def _elu_back_grad_g(gg, g, x, alpha, scale, input_scale, is_result):
-    return apply_binary(ELU_BACK, gg, x, (alpha, scale, input_scale, is_result))
+def _elu_back_grad_g(xp, gg, g, x, alpha, scale, input_scale, is_result):
+    return xp.apply(ELU_BACK, gg, x, params=(alpha, scale, input_scale, is_result))
 
 
-def _elu_back_grad_x(gg, g, x, alpha, scale, input_scale, is_result):
+def _elu_back_grad_x(xp, gg, g, x, alpha, scale, input_scale, is_result):
     """torch's elu_double_backward: the second derivative is 0 at x = 0 (the mask is strict)."""
     below = x < 0
     if is_result:
         return gg * g * input_scale * below
-    return apply_binary(ELU_BACK, gg * g * input_scale, x, (alpha, scale, input_scale, False)) * below
+    return xp.apply(ELU_BACK, gg * g * input_scale, x, params=(alpha, scale, input_scale, False)) * below
 
 
 ELU_BACK = defop("EluBackwardBackward0", _elu_back_fwd, (_elu_back_grad_g, _elu_back_grad_x),
@@ -64,13 +61,13 @@ ELU_BACK = defop("EluBackwardBackward0", _elu_back_fwd, (_elu_back_grad_g, _elu_
 ELU_BACK.node_cls._saved_names = ("grad_output", "self_or_result", "alpha", "scale", "input_scale", "is_result")
 
 ELU = defop("EluBackward0", _elu_fwd,
-            lambda g, self, alpha, scale, input_scale: apply_binary(
-                ELU_BACK, g, self, (alpha, scale, input_scale, False)),
+            lambda xp, g, self, alpha, scale, input_scale: xp.apply(
+                ELU_BACK, g, self, params=(alpha, scale, input_scale, False)),
             saved=("self", "alpha", "scale", "input_scale"))
 # elu_ / selu_: torch's backward then reads the output (the input is gone)
 ELU_INPLACE = defop("EluBackward1", _elu_fwd,
-                    lambda g, result, alpha, scale, input_scale: apply_binary(
-                        ELU_BACK, g, result, (alpha, scale, input_scale, True)),
+                    lambda xp, g, result, alpha, scale, input_scale: xp.apply(
+                        ELU_BACK, g, result, params=(alpha, scale, input_scale, True)),
                     saved=("result", "alpha", "scale", "input_scale"))
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -87,10 +84,10 @@ def _celu_back_params(alpha, is_result: bool) -> tuple:
 
 
 CELU = defop("CeluBackward0", _celu_fwd,
-             lambda g, self, alpha: apply_binary(ELU_BACK, g, self, _celu_back_params(alpha, False)),
+             lambda xp, g, self, alpha: xp.apply(ELU_BACK, g, self, params=_celu_back_params(alpha, False)),
              saved=("self", "alpha"))
 CELU_INPLACE = defop("CeluBackward1", _celu_fwd,
-                     lambda g, result, alpha: apply_binary(ELU_BACK, g, result, _celu_back_params(alpha, True)),
+                     lambda xp, g, result, alpha: xp.apply(ELU_BACK, g, result, params=_celu_back_params(alpha, True)),
                      saved=("result", "alpha"))
 
 
@@ -100,12 +97,11 @@ def _mish_fwd(xp, x):
         return x * xp.tanh(xp.log1p(xp.exp(x)))
 
 
-def _mish_grad(g, self):
+def _mish_grad(xp, g, self):
     """torch's infinitely differentiable mish backward, in ops: its own derivative is recorded."""
-    with np.errstate(invalid="ignore", over="ignore"):  # (exp overflows to inf for large x, as in torch)
-        s = self.sigmoid()
-        t = self.exp().log1p().tanh()
-        return g * (t + self * s * (1 - t * t))
+    s = xp.apply(SIGMOID, self)  # (NumPy has no sigmoid: torch's op, its overflow-safe forward on arrays)
+    t = xp.tanh(xp.log1p(xp.exp(self)))  # (exp overflows to inf for large x, as in torch)
+    return g * (t + self * s * (1 - t * t))
 
 
 MISH = defop("MishBackward0", _mish_fwd, _mish_grad, saved=("self",))
@@ -128,7 +124,7 @@ HARDSIGMOID_BACK = defop("torch::autograd::NotImplemented", _hardsigmoid_back_fw
                          (_no_derivative("hardsigmoid_backward", _HARDSIGMOID_HINT),
                           _no_derivative("hardsigmoid_backward", _HARDSIGMOID_HINT)), n_in=2)
 HARDSIGMOID = defop("HardsigmoidBackward0", _hardsigmoid_fwd,
-                    lambda g, self: apply_binary(HARDSIGMOID_BACK, g, self), saved=("self",))
+                    lambda xp, g, self: xp.apply(HARDSIGMOID_BACK, g, self), saved=("self",))
 
 
 def _hardswish_fwd(xp, x):
@@ -141,16 +137,16 @@ def _hardswish_back_fwd(xp, g, x):
     return xp.where(x <= -3, 0, xp.where(x >= 3, g, g * (x / 3 + 0.5)))
 
 
-def _hardswish_back_grad_x(gg, g, x):
-    return where((x > -3).logical_and(x < 3), gg * g / 3, 0.0)
+def _hardswish_back_grad_x(xp, gg, g, x):
+    return xp.where(xp.logical_and(x > -3, x < 3), gg * g / 3, 0.0)
 
 
 HARDSWISH_BACK = defop("HardswishBackwardBackward0", _hardswish_back_fwd,
-                       (lambda gg, g, x: apply_binary(HARDSWISH_BACK, gg, x), _hardswish_back_grad_x),
+                       (lambda xp, gg, g, x: xp.apply(HARDSWISH_BACK, gg, x), _hardswish_back_grad_x),
                        saved=("self", "input1"), n_in=2)
 HARDSWISH_BACK.node_cls._saved_names = ("grad_output", "self")
 HARDSWISH = defop("HardswishBackward0", _hardswish_fwd,
-                  lambda g, self: apply_binary(HARDSWISH_BACK, g, self), saved=("self",))
+                  lambda xp, g, self: xp.apply(HARDSWISH_BACK, g, self), saved=("self",))
 
 
 # =============================================================================== shrinks, threshold
@@ -170,7 +166,8 @@ def _shrink_back_fwd(xp, g, x, lambd):
 
 def _backward_op(name: str, forward, param: str):
     """A backward op whose forward is linear in g and constant in x: its formulas are itself and zero."""
-    op = defop(name, forward, (lambda gg, x, p: apply_binary(op, gg, x, (p,)), lambda gg, x, p: _zeros_like(gg)),
+    op = defop(name, forward, (lambda xp, gg, x, p: xp.apply(op, gg, x, params=(p,)),
+                               lambda xp, gg, x, p: xp.zeros_like(gg)),
                saved=("input1", param), n_in=2)
     op.node_cls._saved_names = ("self", param)
     return op
@@ -179,9 +176,11 @@ def _backward_op(name: str, forward, param: str):
 SOFTSHRINK_BACK = _backward_op("SoftshrinkBackwardBackward0", _shrink_back_fwd, "lambd")
 HARDSHRINK_BACK = _backward_op("HardshrinkBackwardBackward0", _shrink_back_fwd, "lambd")
 SOFTSHRINK = defop("SoftshrinkBackward0", _softshrink_fwd,
-                   lambda g, self, lambd: apply_binary(SOFTSHRINK_BACK, g, self, (lambd,)), saved=("self", "lambd"))
+                   lambda xp, g, self, lambd: xp.apply(SOFTSHRINK_BACK, g, self, params=(lambd,)),
+                   saved=("self", "lambd"))
 HARDSHRINK = defop("HardshrinkBackward0", _hardshrink_fwd,
-                   lambda g, self, lambd: apply_binary(HARDSHRINK_BACK, g, self, (lambd,)), saved=("self", "lambd"))
+                   lambda xp, g, self, lambd: xp.apply(HARDSHRINK_BACK, g, self, params=(lambd,)),
+                   saved=("self", "lambd"))
 
 
 def _threshold_fwd(xp, x, threshold, value):
@@ -194,8 +193,8 @@ THRESHOLD_BACK = _backward_op("ThresholdBackwardBackward0",
                               lambda xp, g, x, threshold: xp.where(x <= threshold, 0, g), "threshold")
 
 
-def _threshold_grad(g, self, threshold):
-    return apply_binary(THRESHOLD_BACK, g, self, (threshold,))
+def _threshold_grad(xp, g, self, threshold):
+    return xp.apply(THRESHOLD_BACK, g, self, params=(threshold,))
 
 
 THRESHOLD = defop("ThresholdBackward0", _threshold_fwd, _threshold_grad, saved=("self", "threshold"))
@@ -204,48 +203,45 @@ THRESHOLD_INPLACE = defop("ThresholdBackward1", _threshold_fwd, _threshold_grad,
 
 
 # =============================================================================== glu
-def _halves(t, dim: int):
-    h = t.shape[dim] // 2
-    return t.narrow(dim, 0, h), t.narrow(dim, h, h)
+def _halves(xp, t, dim: int):
+    return xp.split(t, [t.shape[dim] // 2], axis=dim)
 
 
 def _glu_fwd(xp, x, dim, wrapped):
-    h = x.shape[wrapped] // 2
-    a, b = xp.split(x, [h], axis=wrapped)
+    a, b = _halves(xp, x, wrapped)
     return a * _sigmoid(xp, b)
 
 
 def _glu_back_fwd(xp, g, x, dim, wrapped):
-    h = x.shape[wrapped] // 2
-    a, b = xp.split(x, [h], axis=wrapped)
+    a, b = _halves(xp, x, wrapped)
     s = _sigmoid(xp, b)
     return xp.concatenate([s * g, (1 - s) * s * a * g], axis=wrapped)
 
 
-def _glu_back_grad_g(gg, g, x, dim, wrapped):
+def _glu_back_grad_g(xp, gg, g, x, dim, wrapped):
     """torch's glu_double_backward_grad_output: gg times glu_backward of ones, its halves summed."""
-    ones = _make(np.ones(g._data.shape, dtype=x._data.dtype))
-    t = gg * apply_binary(GLU_BACK, ones, x, (dim, wrapped))
-    first, second = _halves(t, wrapped)
+    ones = xp.ones_like(g, dtype=xp.dtype_of(x))
+    t = gg * xp.apply(GLU_BACK, ones, x, params=(dim, wrapped))
+    first, second = _halves(xp, t, wrapped)
     return first + second
 
 
-def _glu_back_grad_x(gg, g, x, dim, wrapped):
+def _glu_back_grad_x(xp, gg, g, x, dim, wrapped):
     """torch's glu_double_backward."""
-    a, b = _halves(x, wrapped)
-    gg_a, gg_b = _halves(gg, wrapped)
-    s = b.sigmoid()
+    a, b = _halves(xp, x, wrapped)
+    gg_a, gg_b = _halves(xp, gg, wrapped)
+    s = xp.apply(SIGMOID, b)
     one_minus_s = 1 - s
     s_1ms = s * one_minus_s
     second_order = s_1ms * one_minus_s - s * s_1ms
-    return cat([gg_b * g * s_1ms, gg_b * a * g * second_order + gg_a * g * s_1ms], wrapped)
+    return xp.concatenate([gg_b * g * s_1ms, gg_b * a * g * second_order + gg_a * g * s_1ms], axis=wrapped)
 
 
 GLU_BACK = defop("GluBackwardBackward0", _glu_back_fwd, (_glu_back_grad_g, _glu_back_grad_x),
                  saved=("self", "input1", "dim", "wrapped"), n_in=2)
 GLU_BACK.node_cls._saved_names = ("grad_output", "self", "dim")
 GLU = defop("GluBackward0", _glu_fwd,
-            lambda g, self, dim, wrapped: apply_binary(GLU_BACK, g, self, (dim, wrapped)),
+            lambda xp, g, self, dim, wrapped: xp.apply(GLU_BACK, g, self, params=(dim, wrapped)),
             saved=("self", "dim", "wrapped"))
 GLU.node_cls._saved_names = ("self", "dim")  # (``wrapped``, the dim made non-negative, is the formula's own)
 for _op in (GLU, GLU_BACK):

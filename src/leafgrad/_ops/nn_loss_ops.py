@@ -13,10 +13,21 @@ import numpy as np
 
 from .._tensor import Tensor
 from .nn_ops import _reduce_fwd
-from .reduction import _grad_to_input, _norm_fwd
-from .registry import apply, apply_binary, defop, show_saved_as, unsigned_int64
+from .pointwise_math import SGN
+from .reduction import _norm_fwd
+from .registry import apply, defop, show_saved_as, unsigned_int64
 
-_make = Tensor._make
+
+def _array_of(target):
+    """A target parameter's array: a Tensor in the forward, already its array when a formula
+    on raw arrays runs the backward op's forward (``xp.apply``)."""
+    return target._data if isinstance(target, Tensor) else target
+
+
+def _target_for(xp, target, x):
+    """The target as torch's promotion takes it into an op with ``x``: an integer or bool target
+    in ``x``'s float dtype (NumPy would make int64 with float32 a float64)."""
+    return target if xp.dtype_of(target).kind in "fc" else xp.astype(target, xp.dtype_of(x))
 
 
 # =============================================================================== soft margin loss
@@ -30,7 +41,11 @@ def _soft_margin_fwd(xp, x, target, reduction):
 def _soft_margin_back_fwd(xp, g, x, target, reduction):
     """torch's soft_margin_loss_backward: -norm * t * z / (1 + z) * g with z = exp(-t x), written
     into x's dtype step by step as its kernel does (an overflowing z gives inf / inf = nan there)."""
-    t = target._data
+    t = _array_of(target)
+    if t.dtype.kind == "b":  # (torch's kernel negates the target, and says so; NumPy would raise a TypeError)
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported: soft_margin_loss's "
+                           "backward negates its target. Give the target as -1/+1 numbers, e.g. "
+                           "target.float() * 2 - 1.")
     n = x.size
     norm = (1.0 / n if n else float("inf")) if reduction == "mean" else 1.0
     with np.errstate(over="ignore", invalid="ignore"):
@@ -40,20 +55,21 @@ def _soft_margin_back_fwd(xp, g, x, target, reduction):
         return (gi * g).astype(x.dtype, copy=False)
 
 
-def _soft_margin_back_grad_g(gg, g, x, target, reduction):
+def _soft_margin_back_grad_g(xp, gg, g, x, target, reduction):
     """torch's soft_margin_loss_double_backward_grad_output (the backward is linear in g)."""
     if reduction == "none":
-        return apply_binary(SOFT_MARGIN_BACK, gg, x, (target, reduction))
-    ones = _make(np.ones(g._data.shape, dtype=g._data.dtype))
-    return (apply_binary(SOFT_MARGIN_BACK, ones, x, (target, reduction)) * gg).sum()
+        return xp.apply(SOFT_MARGIN_BACK, gg, x, params=(target, reduction))
+    ones = xp.ones_like(g)
+    return xp.sum(xp.apply(SOFT_MARGIN_BACK, ones, x, params=(target, reduction)) * gg)
 
 
-def _soft_margin_back_grad_x(gg, g, x, target, reduction):
+def _soft_margin_back_grad_x(xp, gg, g, x, target, reduction):
     """torch's soft_margin_loss_double_backward, given grad * grad_output."""
-    z = (x * -target).exp()
+    target = _target_for(xp, target, x)
+    z = xp.exp(x * -target)
     zp1 = z + 1
     out = gg * g * (target * target) * z / (zp1 * zp1)
-    return out / x._data.size if reduction == "mean" else out
+    return out / xp.numel(x) if reduction == "mean" else out
 
 
 SOFT_MARGIN_BACK = defop("SoftMarginLossBackwardBackward0", _soft_margin_back_fwd,
@@ -61,7 +77,8 @@ SOFT_MARGIN_BACK = defop("SoftMarginLossBackwardBackward0", _soft_margin_back_fw
                          saved=("self", "input1", "target", "reduction"), n_in=2)
 SOFT_MARGIN_BACK.node_cls._saved_names = ("grad_output", "self", "target", "reduction")
 SOFT_MARGIN = defop("SoftMarginLossBackward0", _soft_margin_fwd,
-                    lambda g, self, target, reduction: apply_binary(SOFT_MARGIN_BACK, g, self, (target, reduction)),
+                    lambda xp, g, self, target, reduction: xp.apply(SOFT_MARGIN_BACK, g, self,
+                                                                    params=(target, reduction)),
                     saved=("self", "target", "reduction"))
 
 
@@ -74,29 +91,43 @@ def _norm_p_fwd(xp, a, p, dims, keepdim):
     return _norm_fwd(xp, a, p, dims if a.ndim else None, keepdim)  # (a 0-d input: dim -1 is the whole of it)
 
 
-def _norm_p_grad(g, self, p, dims, keepdim, result):
+def _unreduce(xp, g, ndim: int, dims, keepdim: bool):
+    """A reduced value (the gradient, the norm) with its reduced dims put back, to broadcast
+    against the input (unsqueezed one by one, as torch's norm_backward)."""
+    if dims is None:
+        return g.reshape((1,) * ndim) if ndim else g
+    if not keepdim:
+        for d in dims:
+            g = xp.expand_dims(g, d)
+    return g
+
+
+def _norm_p_grad(xp, g, self, p, dims, keepdim, result):
     """torch's norm_backward, case by case (p = 0 has no gradient: None, as torch's undefined one)."""
     if p == 0:
         return None
-    shape = self._data.shape
-    if not shape:
+    ndim = self.ndim
+    if not ndim:
         dims = None
-    g = _grad_to_input(g, shape, dims, keepdim)
-    norm = _grad_to_input(result, shape, dims, keepdim)
+    g = _unreduce(xp, g, ndim, dims, keepdim)
+    norm = _unreduce(xp, result, ndim, dims, keepdim)
     if p == 1:
-        return self.sgn() * g
+        return xp.apply(SGN, self) * g
     if p == 2:
-        return g * (self / norm).masked_fill(norm == 0, 0)
+        return g * xp.masked_fill(self / norm, norm == 0, 0)
     if p in (float("inf"), float("-inf")):
-        a = self.abs()
-        mask = (a == norm).logical_or(a.isnan())
-        count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
-        return self.sgn() * ((g / count) * mask)
+        a = xp.abs(self)
+        mask = xp.logical_or(a == norm, xp.isnan(a))
+        # (the count in g's dtype: torch divides a float by an integer tensor in the float's dtype)
+        count = xp.astype(xp.sum(mask, axis=dims, keepdims=True), xp.dtype_of(g))
+        return xp.apply(SGN, self) * ((g / count) * mask)
+    # (|self| as an array: NumPy gives a 0-d input's abs as a scalar, whose ** rounds otherwise in float32)
+    a = xp.asarray(xp.abs(self))
     if p < 1:
-        scaled = self.sgn() * self.abs().pow(p - 1).masked_fill(self == 0, 0)
-        return scaled * g * norm.pow(1 - p)
-    scaled = self.sgn() * self.abs().pow(p - 1) if p < 2 else self * self.abs().pow(p - 2)
-    return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+        scaled = xp.apply(SGN, self) * xp.masked_fill(a ** (p - 1), self == 0, 0)
+        return scaled * g * norm ** (1 - p)
+    scaled = xp.apply(SGN, self) * a ** (p - 1) if p < 2 else self * a ** (p - 2)
+    return scaled * xp.masked_fill(g / norm ** (p - 1), norm == 0, 0)
 
 
 NORM_P = defop("NormBackward1", _norm_p_fwd, _norm_p_grad, saved=("self", "p", "dims", "keepdim", "result"))

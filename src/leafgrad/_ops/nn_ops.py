@@ -2,11 +2,15 @@
 embedding, activations and losses.
 
 Each op is declared once with :func:`defop`: an array forward (``xp`` is the backend's
-array module) and one backward formula per input, written in leafgrad ops. Where a
-backward is itself a big array computation (the input and weight gradients of a
-convolution, un-pooling, scattering a loss gradient back into its classes), it is
-another ``defop`` whose own formulas use the forward op again: the ops are closed
-under differentiation, so double backward (``create_graph=True``) works everywhere.
+array module) and one backward formula per input, written against the namespace ``xp``
+it is given (``_ops/xp.py``): raw arrays in a plain backward, Tensors when a graph of the
+backward is wanted. Where a backward is itself a big array computation (the input and
+weight gradients of a convolution, un-pooling, scattering a loss gradient back into its
+classes), it is another ``defop``, reached through ``xp.apply``, whose own formulas use
+the forward op again: the ops are closed under differentiation, so double backward
+(``create_graph=True``) works everywhere. A tensor parameter (an index, a target, a
+weight) reaches a forward as a Tensor or, from a formula on arrays, as its array
+(:func:`_array` reads both).
 
 Names follow the grad_fn classes torch 2.13 records on the CPU, so a graph built
 with ``leafgrad.nn`` reads like one built with ``torch.nn``.
@@ -24,8 +28,8 @@ from .. import _dtype as D
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
-from .pointwise import _erf, _sigmoid, where, zeros_like_t
-from .registry import apply, apply_binary, defop
+from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
+from .registry import apply, defop, set_formulas
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -38,6 +42,12 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 # ``pad`` is ((top, bottom), (left, right)) so 'same' padding with an even kernel,
 # which torch pads asymmetrically, needs no extra op. The other geometry tuples are
 # (height, width) pairs.
+
+def _array(t):
+    """A tensor parameter's array: forwards get a Tensor from the public path and from formulas
+    on Tensors (``create_graph``), its raw array from formulas on arrays."""
+    return t._data if isinstance(t, Tensor) else t
+
 
 def _as4(a):
     return a[:, :, None, :] if a.ndim == 3 else a
@@ -73,24 +83,55 @@ def _conv_bias_fwd(xp, x, w, b, stride, pad, dil, groups):
 
 
 def _conv_input_grad_fwd(xp, g, w, input_shape, stride, pad, dil, groups):
-    """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im."""
+    """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im
+    (at stride 1, with finite weights, the faster :func:`_col2im_flat`, bit for bit the same)."""
     g4, w4 = _as4(g), _as4(w)
     n, o, ho, wo = g4.shape
     _, cg, kh, kw = w4.shape
     h_in, w_in = (1, input_shape[2]) if len(input_shape) == 3 else input_shape[2:]
     c = cg * groups
-    wt = w4.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = xp.matmul(wt, g4.reshape(n, groups, o // groups, ho * wo)).reshape(n, c, kh, kw, ho, wo)
     (pt, pb), (pl, pr) = pad
     sh, sw = stride
     dh, dw = dil
-    dx = xp.zeros((n, c, h_in + pt + pb, w_in + pl + pr), dtype=g.dtype)
-    for i in range(kh):  # col2im: one strided add per kernel offset, never per pixel
-        for j in range(kw):
-            dx[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
+    hp, wp = h_in + pt + pb, w_in + pl + pr
+    if stride == (1, 1) and xp.isfinite(w4).all():
+        dx = _col2im_flat(xp, w4, g4, groups, c, hp, wp, dh, dw)
+    else:
+        wt = w4.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+        cols = xp.matmul(wt, g4.reshape(n, groups, o // groups, ho * wo)).reshape(n, c, kh, kw, ho, wo)
+        dx = xp.zeros((n, c, hp, wp), dtype=g.dtype)
+        for i in range(kh):  # col2im: one strided add per kernel offset, never per pixel
+            for j in range(kw):
+                dx[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
     if pt or pb or pl or pr:
         dx = xp.ascontiguousarray(dx[:, :, pt:pt + h_in, pl:pl + w_in])
     return dx.reshape(input_shape)
+
+
+def _col2im_flat(xp, w4, g4, groups, c, hp, wp, dh, dw):
+    """The input gradient of a stride-1 convolution as one GEMM and one contiguous add per kernel
+    offset, where col2im's strided adds run over rows as short as the output's (2-3x slower).
+
+    ``g`` is laid on the padded input's grid (zeros beyond its own rows and columns) and the
+    (n, c) planes of the result are one flat array: a kernel offset (i, j) then shifts the whole
+    of its GEMM's output by i*dh rows plus j*dw columns. What the zeros add (w @ 0 = 0, ``w``
+    checked finite by the caller) lands outside the real positions or adds nothing, so every
+    sum is the one col2im makes, in the same order, bit for bit."""
+    n, o, ho, wo = g4.shape
+    _, cg, kh, kw = w4.shape
+    og = o // groups
+    plane = hp * wp
+    gp = xp.zeros((n, o, hp, wp), dtype=g4.dtype)
+    gp[:, :, :ho, :wo] = g4
+    gp = gp.reshape(n, groups, og, plane)
+    wk = xp.ascontiguousarray(w4.reshape(groups, og, cg, kh, kw).transpose(3, 4, 0, 2, 1))  # (kh, kw, G, Cg, Og)
+    size = n * c * plane
+    flat = xp.zeros(size + (kh - 1) * dh * wp + (kw - 1) * dw, dtype=g4.dtype)  # (the shifts overhang)
+    for i in range(kh):
+        for j in range(kw):
+            start = i * dh * wp + j * dw
+            flat[start:start + size] += xp.matmul(wk[i, j], gp).reshape(size)  # (N, G, Cg, plane)
+    return flat[:size].reshape(n, c, hp, wp)
 
 
 def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
@@ -106,16 +147,16 @@ def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
     return xp.matmul(gt, cols.transpose(0, 2, 1)).reshape(weight_shape)
 
 
-def _conv_x_grad(g, self, weight, stride, pad, dil, groups):
-    return apply(CONV_INPUT_GRAD, (g, weight), (tuple(self._data.shape), stride, pad, dil, groups))
+def _conv_x_grad(xp, g, self, weight, stride, pad, dil, groups):
+    return xp.apply(CONV_INPUT_GRAD, g, weight, params=(tuple(self.shape), stride, pad, dil, groups))
 
 
-def _conv_w_grad(g, self, weight, stride, pad, dil, groups):
-    return apply(CONV_WEIGHT_GRAD, (self, g), (tuple(weight._data.shape), stride, pad, dil, groups))
+def _conv_w_grad(xp, g, self, weight, stride, pad, dil, groups):
+    return xp.apply(CONV_WEIGHT_GRAD, self, g, params=(tuple(weight.shape), stride, pad, dil, groups))
 
 
-def _bias_grad(g, *_):
-    return g.sum([0] + list(range(2, g._data.ndim)))
+def _bias_grad(xp, g, *_):
+    return xp.sum(g, axis=(0,) + tuple(range(2, g.ndim)))
 
 
 _CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups")
@@ -131,15 +172,15 @@ for _op in (CONV, CONV_BIAS):
 #   <h, Ct(g, w)> = <conv(h, w), g>   and   <k, Cw(x, g)> = <conv(x, k), g>
 CONV_INPUT_GRAD = defop(
     "ConvolutionBackwardBackward0", _conv_input_grad_fwd,
-    (lambda h, g, weight, stride, pad, dil, groups: apply(CONV, (h, weight), (stride, pad, dil, groups)),
-     lambda h, g, weight, stride, pad, dil, groups: apply(
-         CONV_WEIGHT_GRAD, (h, g), (tuple(weight._data.shape), stride, pad, dil, groups))),
+    (lambda xp, h, g, weight, stride, pad, dil, groups: xp.apply(CONV, h, weight, params=(stride, pad, dil, groups)),
+     lambda xp, h, g, weight, stride, pad, dil, groups: xp.apply(
+         CONV_WEIGHT_GRAD, h, g, params=(tuple(weight.shape), stride, pad, dil, groups))),
     saved=("self", "input1", "stride", "pad", "dil", "groups"), n_in=2)
 CONV_WEIGHT_GRAD = defop(
     "ConvolutionBackwardBackward0", _conv_weight_grad_fwd,
-    (lambda k, x, g, input_shape, stride, pad, dil, groups: apply(
-        CONV_INPUT_GRAD, (g, k), (input_shape, stride, pad, dil, groups)),
-     lambda k, x, g, input_shape, stride, pad, dil, groups: apply(CONV, (x, k), (stride, pad, dil, groups))),
+    (lambda xp, k, x, g, input_shape, stride, pad, dil, groups: xp.apply(
+        CONV_INPUT_GRAD, g, k, params=(input_shape, stride, pad, dil, groups)),
+     lambda xp, k, x, g, input_shape, stride, pad, dil, groups: xp.apply(CONV, x, k, params=(stride, pad, dil, groups))),
     saved=("self", "input1", "input0_sizes", "stride", "pad", "dil", "groups"), n_in=2)
 
 
@@ -215,7 +256,7 @@ def _max_unpool_fwd(xp, g, indices, input_shape, overlapping):
     hw = input_shape[-1] * input_shape[-2]
     planes = math.prod(input_shape[:-2])
     gi = g.reshape(planes, -1)
-    ii = indices._data.reshape(planes, -1)
+    ii = _array(indices).reshape(planes, -1)
     if not overlapping:  # disjoint windows: each input receives at most one gradient
         out = xp.zeros((planes, hw), dtype=g.dtype)
         out[xp.arange(planes)[:, None], ii] = gi
@@ -225,26 +266,26 @@ def _max_unpool_fwd(xp, g, indices, input_shape, overlapping):
     return out.reshape(input_shape)
 
 
-def _gather_pooled(gg: Tensor, indices: Tensor) -> Tensor:
-    shape = gg._data.shape
-    lead = shape[:-2]
+def _gather_pooled(xp, gg, indices):
+    """The pooled positions of ``gg`` (input-shaped): the adjoint of un-pooling (torch's gather)."""
+    lead = tuple(gg.shape[:-2])
     idx = indices.reshape(lead + (-1,))
-    return gg.reshape(lead + (-1,)).gather(len(lead), idx).reshape(indices._data.shape)
+    return xp.take_along_axis(gg.reshape(lead + (-1,)), idx, axis=len(lead)).reshape(tuple(indices.shape))
 
 
-def _max_pool_grad(grads, self_sym_sizes, result1, kernel, stride, dilation):
+def _max_pool_grad(xp, grads, self_sym_sizes, result1, kernel, stride, dilation):
     g = grads[0]
     if g is None:
         return None
     overlapping = stride[0] < dilation[0] * (kernel[0] - 1) + 1 or stride[1] < dilation[1] * (kernel[1] - 1) + 1
-    return apply(MAX_UNPOOL, (g,), (result1, tuple(self_sym_sizes), overlapping))
+    return xp.apply(MAX_UNPOOL, g, params=(result1, tuple(self_sym_sizes), overlapping))
 
 
 MAX_POOL2D = defop("MaxPool2DWithIndicesBackward0", _max_pool_fwd, _max_pool_grad,
                    saved=("self_sym_sizes", "result1", "kernel", "stride", "dilation"), n_out=2,
                    diff_outputs=(True, False))
 MAX_UNPOOL = defop("MaxPool2DWithIndicesBackwardBackward0", _max_unpool_fwd,
-                   lambda gg, indices: _gather_pooled(gg, indices), saved=("indices",))
+                   _gather_pooled, saved=("indices",))
 
 
 def max_pool2d(input: Tensor, kernel, stride, padding, dilation, ceil_mode, out_hw):
@@ -311,10 +352,11 @@ def _avg_unpool_fwd(xp, g, input_shape, kernel, stride, padding, ceil_mode, coun
 
 _AVG_PARAMS = ("kernel", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 AVG_POOL2D = defop("AvgPool2DBackward0", _avg_pool_fwd,
-                   lambda g, self_sym_sizes, *p: apply(AVG_UNPOOL, (g,), (tuple(self_sym_sizes),) + p),
+                   lambda xp, g, self_sym_sizes, *p: xp.apply(AVG_UNPOOL, g, params=(tuple(self_sym_sizes),) + p),
                    saved=("self_sym_sizes",) + _AVG_PARAMS)
 AVG_UNPOOL = defop("AvgPool2DBackwardBackward0", _avg_unpool_fwd,
-                   lambda gg, self_sym_sizes, *p: apply(AVG_POOL2D, (gg,), p + ((self_sym_sizes[-2], self_sym_sizes[-1]),)),
+                   lambda xp, gg, self_sym_sizes, *p: xp.apply(AVG_POOL2D, gg,
+                                                               params=p + (tuple(self_sym_sizes[-2:]),)),
                    saved=("self_sym_sizes",) + _AVG_PARAMS)
 # AVG_UNPOOL's "self" is the pooled gradient: its formula needs the pooled shape, saved as self_sym_sizes
 
@@ -348,10 +390,10 @@ def _adaptive_back_fwd(xp, g, in_hw):
 
 
 ADAPTIVE_AVG = defop("AdaptiveAvgPool2DBackward0", _adaptive_fwd,
-                     lambda g, self_sym_sizes: apply(ADAPTIVE_AVG_BACK, (g,), (tuple(self_sym_sizes[-2:]),)),
+                     lambda xp, g, self_sym_sizes: xp.apply(ADAPTIVE_AVG_BACK, g, params=(tuple(self_sym_sizes[-2:]),)),
                      saved=("self_sym_sizes",))
 ADAPTIVE_AVG_BACK = defop("AdaptiveAvgPool2DBackwardBackward0", _adaptive_back_fwd,
-                          lambda gg, self_sym_sizes: apply(ADAPTIVE_AVG, (gg,), (tuple(self_sym_sizes[-2:]),)),
+                          lambda xp, gg, self_sym_sizes: xp.apply(ADAPTIVE_AVG, gg, params=(tuple(self_sym_sizes[-2:]),)),
                           saved=("self_sym_sizes",))
 
 
@@ -361,7 +403,7 @@ def adaptive_avg_pool2d(input: Tensor, out_hw) -> Tensor:
 
 # =============================================================================== embedding
 def _embedding_back_fwd(xp, g, indices, num_weights, padding_idx, scale_grad_by_freq):
-    idx = indices._data.reshape(-1)
+    idx = _array(indices).reshape(-1)
     gi = g.reshape(idx.shape[0], -1)
     if scale_grad_by_freq:
         counts = xp.bincount(idx, minlength=num_weights)
@@ -373,29 +415,30 @@ def _embedding_back_fwd(xp, g, indices, num_weights, padding_idx, scale_grad_by_
     return out
 
 
-def _embedding_back_grad(gg, indices, num_weights, padding_idx, scale_grad_by_freq):
-    out = apply(EMBEDDING, (gg,), (indices, padding_idx, num_weights, scale_grad_by_freq))
-    scale = _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, gg._data.dtype)
-    return out if scale is None else out * scale
+def _embedding_back_grad(xp, gg, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = xp.apply(EMBEDDING, gg, params=(indices, padding_idx, num_weights, scale_grad_by_freq))
+    scale = _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, xp.dtype_of(gg))
+    return out if scale is None else out * xp.asarray(scale)
 
 
 def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, dtype):
+    """Each looked-up row's factor in the backward (1 / its count, 0 at padding_idx), as an array."""
     if padding_idx is None and not scale_grad_by_freq:
         return None
-    idx = indices._data
+    idx = _array(indices)
     xp = backend_for_array(idx).xp
     s = xp.ones(idx.shape, dtype=dtype)
     if scale_grad_by_freq:
         s = s / xp.bincount(idx.reshape(-1), minlength=num_weights)[idx]
     if padding_idx is not None:
         s = xp.where(idx == padding_idx, 0, s)
-    return _make(s.astype(dtype)[..., None])
+    return s.astype(dtype)[..., None]
 
 
 EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf: xp.take(
-    w, indices._data, axis=0),
-                  lambda g, indices, num_weights, padding_idx, sgf: apply(
-                      EMBEDDING_BACK, (g,), (indices, num_weights, padding_idx, sgf)),
+    w, _array(indices), axis=0),
+                  lambda xp, g, indices, num_weights, padding_idx, sgf: xp.apply(
+                      EMBEDDING_BACK, g, params=(indices, num_weights, padding_idx, sgf)),
                   saved=("indices", "num_weights", "padding_idx", "sgf"))
 EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq")  # (torch's names)
 EMBEDDING_BACK = defop("EmbeddingBackwardBackward0", _embedding_back_fwd, _embedding_back_grad,
@@ -424,60 +467,60 @@ def _bn_fwd(xp, x, w, b, running_mean, running_var, training, eps):
     return out, mean, var
 
 
-def _norm_stats(x: Tensor, axes, eps, saved_mean, saved_var, shape):
-    """mean and 1/std as broadcastable tensors: recomputed with ops when the backward is recorded
-    (so a second derivative sees their dependence on x), the forward's saved values otherwise."""
-    if _STATE.grad:
-        mean = x.mean(axes, keepdim=True)
-        xmu = x - mean
-        invstd = ((xmu * xmu).mean(axes, keepdim=True) + eps).rsqrt()
+def _norm_stats(xp, x, axes, eps, saved_mean, saved_var, shape):
+    """x - mean and 1/std as broadcastable values: recomputed with ops when the backward is
+    recorded (so a second derivative sees their dependence on x), the forward's saved values otherwise."""
+    if xp.tensors and _STATE.grad:
+        xmu = x - xp.mean(x, axis=axes, keepdims=True)
+        invstd = xp.apply(RSQRT, xp.mean(xmu * xmu, axis=axes, keepdims=True) + eps)
         return xmu, invstd
-    mean = _make(saved_mean._data.reshape(shape).astype(x._data.dtype, copy=False))
-    xp = backend_for_array(saved_var._data).xp
-    invstd = _make((1.0 / xp.sqrt(saved_var._data + eps)).reshape(shape).astype(x._data.dtype, copy=False))
+    dtype = xp.dtype_of(x)
+    mean = xp.astype(saved_mean.reshape(shape), dtype)
+    invstd = xp.astype((1.0 / xp.sqrt(saved_var + eps)).reshape(shape), dtype)
     return x - mean, invstd
 
 
-def _bn_axes(x: Tensor) -> tuple:
-    return (0,) + tuple(range(2, x._data.ndim))
+def _bn_axes(x) -> tuple:
+    return (0,) + tuple(range(2, x.ndim))
 
 
-def _bn_xhat(x, running_mean, running_var, training, eps, result1, result2):
-    shape = _bshape(x._data.ndim)
+def _bn_xhat(xp, x, running_mean, running_var, training, eps, result1, result2):
+    shape = _bshape(x.ndim)
     if training:
-        xmu, invstd = _norm_stats(x, _bn_axes(x), eps, result1, result2, shape)
+        xmu, invstd = _norm_stats(xp, x, _bn_axes(x), eps, result1, result2, shape)
     else:
         xmu = x - running_mean.reshape(shape)
-        invstd = (running_var.reshape(shape) + eps).rsqrt()
+        invstd = xp.apply(RSQRT, running_var.reshape(shape) + eps)
     return xmu, invstd
 
 
-def _bn_grad_input(grads, self, weight, running_mean, running_var, training, eps, result1, result2):
+def _bn_grad_input(xp, grads, self, weight, running_mean, running_var, training, eps, result1, result2):
     g = grads[0]
     if g is None:
         return None
-    shape = _bshape(self._data.ndim)
+    shape = _bshape(self.ndim)
     w = weight.reshape(shape)
     if not training:
-        return g * (w * (running_var.reshape(shape) + eps).rsqrt())
+        return g * (w * xp.apply(RSQRT, running_var.reshape(shape) + eps))
     axes = _bn_axes(self)
-    xmu, invstd = _bn_xhat(self, running_mean, running_var, training, eps, result1, result2)
+    xmu, invstd = _bn_xhat(xp, self, running_mean, running_var, training, eps, result1, result2)
     xhat = xmu * invstd
     gw = g * w
-    return (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True)) * invstd
+    return (gw - xp.mean(gw, axis=axes, keepdims=True)
+            - xhat * xp.mean(gw * xhat, axis=axes, keepdims=True)) * invstd
 
 
-def _bn_grad_weight(grads, self, weight, running_mean, running_var, training, eps, result1, result2):
+def _bn_grad_weight(xp, grads, self, weight, running_mean, running_var, training, eps, result1, result2):
     g = grads[0]
     if g is None:
         return None
-    xmu, invstd = _bn_xhat(self, running_mean, running_var, training, eps, result1, result2)
-    return (g * xmu * invstd).sum(_bn_axes(self))
+    xmu, invstd = _bn_xhat(xp, self, running_mean, running_var, training, eps, result1, result2)
+    return xp.sum(g * xmu * invstd, axis=_bn_axes(self))
 
 
-def _bn_grad_bias(grads, self, weight, *_):
+def _bn_grad_bias(xp, grads, self, weight, *_):
     g = grads[0]
-    return None if g is None else g.sum(_bn_axes(g))
+    return None if g is None else xp.sum(g, axis=_bn_axes(g))
 
 
 _BN_SAVED = ("self", "input1", "running_mean", "running_var", "training", "eps", "result1", "result2")
@@ -501,38 +544,38 @@ def _ln_fwd(xp, x, w, b, n_norm, eps):
     return out, mean, var
 
 
-def _ln_parts(x, n_norm, eps, result1, result2):
-    nd = x._data.ndim
+def _ln_parts(xp, x, n_norm, eps, result1, result2):
+    nd = x.ndim
     axes = tuple(range(nd - n_norm, nd))
-    shape = result1._data.shape
-    xmu, invstd = _norm_stats(x, axes, eps, result1, result2, shape)
+    xmu, invstd = _norm_stats(xp, x, axes, eps, result1, result2, tuple(result1.shape))
     return axes, xmu * invstd, invstd
 
 
-def _ln_grad_input(grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2):
     g = grads[0]
     if g is None:
         return None
-    axes, xhat, invstd = _ln_parts(self, n_norm, eps, result1, result2)
+    axes, xhat, invstd = _ln_parts(xp, self, n_norm, eps, result1, result2)
     gw = g * weight
-    return (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True)) * invstd
+    return (gw - xp.mean(gw, axis=axes, keepdims=True)
+            - xhat * xp.mean(gw * xhat, axis=axes, keepdims=True)) * invstd
 
 
-def _ln_grad_weight(grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2):
     g = grads[0]
     if g is None:
         return None
-    _, xhat, _ = _ln_parts(self, n_norm, eps, result1, result2)
-    lead = tuple(range(self._data.ndim - n_norm))
-    return (g * xhat).sum(lead) if lead else g * xhat
+    _, xhat, _ = _ln_parts(xp, self, n_norm, eps, result1, result2)
+    lead = tuple(range(self.ndim - n_norm))
+    return xp.sum(g * xhat, axis=lead) if lead else g * xhat
 
 
-def _ln_grad_bias(grads, self, weight, n_norm, *_):
+def _ln_grad_bias(xp, grads, self, weight, n_norm, *_):
     g = grads[0]
     if g is None:
         return None
-    lead = tuple(range(g._data.ndim - n_norm))
-    return g.sum(lead) if lead else g
+    lead = tuple(range(g.ndim - n_norm))
+    return xp.sum(g, axis=lead) if lead else g
 
 
 LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_grad_weight, _ln_grad_bias),
@@ -546,35 +589,38 @@ def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: fl
 
 
 # =============================================================================== activations
+# (a formula's operand computed from a 0-d array is a NumPy scalar, which the forwards that pick a
+# kernel by array type (_sigmoid, _erf) cannot take: such operands of xp.apply go through xp.asarray)
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-    return (0.5 * x * (1 + _erf(xp, x * _SQRT1_2))).astype(x.dtype, copy=False)
+    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on)
+    return (0.5 * x * (1 + _erf(xp, xp.asarray(x * _SQRT1_2)))).astype(x.dtype, copy=False)
 
 
-def _gelu_grad(g, self, approximate):
+def _gelu_grad(xp, g, self, approximate):
     x = self
     if approximate == "tanh":
         x2 = x * x
-        t = (_SQRT_2_PI * (x + 0.044715 * x2 * x)).tanh()
+        t = xp.tanh(_SQRT_2_PI * (x + 0.044715 * x2 * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT_2_PI * (1 + 3 * 0.044715 * x2)))
-    cdf = 0.5 * (1 + (x * _SQRT1_2).erf())
-    pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+    cdf = 0.5 * (1 + xp.apply(ERF, xp.asarray(x * _SQRT1_2)))  # (asarray: see _gelu_fwd)
+    pdf = xp.exp(x * x * -0.5) * _INV_SQRT_2PI
     return g * (cdf + x * pdf)
 
 
 GELU = defop("GeluBackward0", _gelu_fwd, _gelu_grad, saved=("self", "approximate"))
 
 
-def _silu_grad(g, self):
-    s = self.sigmoid()
+def _silu_grad(xp, g, self):
+    s = xp.apply(SIGMOID, self)
     return g * (s * (1 + self * (1 - s)))
 
 
 SILU = defop("SiluBackward0", lambda xp, x: x * _sigmoid(xp, x), _silu_grad, saved=("self",))
 LEAKY_RELU = defop("LeakyReluBackward0",
                    lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False),
-                   lambda g, self, negative_slope: where(self > 0, g, g * negative_slope),
+                   lambda xp, g, self, negative_slope: xp.where(self > 0, g, g * negative_slope),
                    saved=("self", "negative_slope"))
 # (elu lives with selu and celu, which share its kernel: nn_activations.py)
 
@@ -586,17 +632,18 @@ def _softplus_fwd(xp, x, beta, threshold):
 
 
 SOFTPLUS = defop("SoftplusBackward0", _softplus_fwd,
-                 lambda g, self, beta, threshold: where(self * beta > threshold, g, g * (self * beta).sigmoid()),
+                 lambda xp, g, self, beta, threshold: xp.where(self * beta > threshold, g,
+                                                               g * xp.apply(SIGMOID, xp.asarray(self * beta))),
                  saved=("self", "beta", "threshold"))
 HARDTANH = defop("HardtanhBackward0",
                  lambda xp, x, min_val, max_val: xp.clip(x, min_val, max_val).astype(x.dtype, copy=False),
-                 lambda g, self, min_val, max_val: g * ((self > min_val).logical_and(self < max_val)),
+                 lambda xp, g, self, min_val, max_val: g * xp.logical_and(self > min_val, self < max_val),
                  saved=("self", "min_val", "max_val"))
 
 
 LOG_SIGMOID = defop("LogSigmoidBackward0",
                     lambda xp, x: -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
-                    lambda g, self: g * (-self).sigmoid(), saved=("self",))
+                    lambda xp, g, self: g * xp.apply(SIGMOID, xp.asarray(-self)), saved=("self",))
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
@@ -616,17 +663,17 @@ def _reduce_fwd(xp, loss, reduction):
     return loss
 
 
-def _grad_scale(g: Tensor, reduction: str, numel: int) -> Tensor:
+def _grad_scale(g, reduction: str, numel: int):
     """The upstream gradient as seen by every element of an elementwise loss."""
     return g / numel if reduction == "mean" else g
 
 
-def _mse_grad(g, self, target, reduction):
-    return _grad_scale(g, reduction, self._data.size) * (2 * (self - target))
+def _mse_grad(xp, g, self, target, reduction):
+    return _grad_scale(g, reduction, xp.numel(self)) * (2 * (self - target))
 
 
 MSE_LOSS = defop("MseLossBackward0", lambda xp, a, b, reduction: _reduce_fwd(xp, (a - b) * (a - b), reduction),
-                 (_mse_grad, lambda g, self, target, reduction: -_mse_grad(g, self, target, reduction)),
+                 (_mse_grad, lambda xp, g, self, target, reduction: -_mse_grad(xp, g, self, target, reduction)),
                  saved=("self", "input1", "reduction"), n_in=2)
 MSE_LOSS.node_cls._saved_names = ("self", "target", "reduction")
 
@@ -637,14 +684,14 @@ def _smooth_l1_fwd(xp, a, b, reduction, beta):
     return _reduce_fwd(xp, loss, reduction)
 
 
-def _smooth_l1_grad(g, self, target, reduction, beta):
+def _smooth_l1_grad(xp, g, self, target, reduction, beta):
     x = self - target
-    return _grad_scale(g, reduction, self._data.size) * where(x.abs() < beta, x / beta, x.sign())
+    return _grad_scale(g, reduction, xp.numel(self)) * xp.where(xp.abs(x) < beta, x / beta, xp.apply(SIGN, xp.asarray(x)))
 
 
 SMOOTH_L1_LOSS = defop("SmoothL1LossBackward0", _smooth_l1_fwd,
-                       (_smooth_l1_grad, lambda g, self, target, reduction, beta: -_smooth_l1_grad(
-                           g, self, target, reduction, beta)),
+                       (_smooth_l1_grad, lambda xp, g, self, target, reduction, beta: -_smooth_l1_grad(
+                           xp, g, self, target, reduction, beta)),
                        saved=("self", "input1", "reduction", "beta"), n_in=2)
 SMOOTH_L1_LOSS.node_cls._saved_names = ("self", "target", "reduction", "beta")
 
@@ -655,14 +702,14 @@ def _huber_fwd(xp, a, b, reduction, delta):
     return _reduce_fwd(xp, loss, reduction)
 
 
-def _huber_grad(g, self, target, reduction, delta):
+def _huber_grad(xp, g, self, target, reduction, delta):
     x = self - target
-    return _grad_scale(g, reduction, self._data.size) * x.clamp(-delta, delta)
+    return _grad_scale(g, reduction, xp.numel(self)) * xp.apply(CLAMP, xp.asarray(x), params=(-delta, delta))
 
 
 HUBER_LOSS = defop("HuberLossBackward0", _huber_fwd,
-                   (_huber_grad, lambda g, self, target, reduction, delta: -_huber_grad(g, self, target, reduction,
-                                                                                       delta)),
+                   (_huber_grad, lambda xp, g, self, target, reduction, delta: -_huber_grad(
+                       xp, g, self, target, reduction, delta)),
                    saved=("self", "input1", "reduction", "delta"), n_in=2)
 
 _BCE_EPS = 1e-12
@@ -673,17 +720,18 @@ def _bce_fwd(xp, x, t, weight, reduction):
     log_1mx = xp.maximum(xp.log1p(-x), -100)
     loss = -(t * log_x + (1 - t) * log_1mx)
     if weight is not None:
-        loss = loss * weight._data
+        loss = loss * _array(weight)
     return _reduce_fwd(xp, loss.astype(x.dtype, copy=False), reduction)
 
 
-def _bce_grad_input(g, self, target, weight, reduction):
-    gi = _grad_scale(g, reduction, self._data.size) * (self - target) / ((1 - self) * self).clamp(min=_BCE_EPS)
+def _bce_grad_input(xp, g, self, target, weight, reduction):
+    gi = _grad_scale(g, reduction, xp.numel(self)) * (self - target) / xp.apply(
+        CLAMP, xp.asarray((1 - self) * self), params=(_BCE_EPS, None))
     return gi if weight is None else gi * weight
 
 
-def _bce_grad_target(g, self, target, weight, reduction):
-    gt = _grad_scale(g, reduction, self._data.size) * ((-self).log1p() - self.log())
+def _bce_grad_target(xp, g, self, target, weight, reduction):
+    gt = _grad_scale(g, reduction, xp.numel(self)) * (xp.log1p(-self) - xp.log(self))
     return gt if weight is None else gt * weight
 
 
@@ -695,31 +743,31 @@ BCE.node_cls._saved_names = ("self", "target", "weight", "reduction")
 def _bce_logits_fwd(xp, x, t, weight, pos_weight, reduction):
     softplus_neg = xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))  # log(1 + exp(-x)), stable
     if pos_weight is not None:
-        loss = (1 - t) * x + ((pos_weight._data - 1) * t + 1) * softplus_neg
+        loss = (1 - t) * x + ((_array(pos_weight) - 1) * t + 1) * softplus_neg
     else:
         loss = (1 - t) * x + softplus_neg
     if weight is not None:
-        loss = loss * weight._data
+        loss = loss * _array(weight)
     return _reduce_fwd(xp, loss.astype(x.dtype, copy=False), reduction)
 
 
-def _bce_logits_grad_input(g, self, target, weight, pos_weight, reduction):
-    s = self.sigmoid()
+def _bce_logits_grad_input(xp, g, self, target, weight, pos_weight, reduction):
+    s = xp.apply(SIGMOID, self)
     if pos_weight is not None:
         pt = pos_weight * target
         gi = (pt + 1 - target) * s - pt
     else:
         gi = s - target
-    gi = _grad_scale(g, reduction, self._data.size) * gi
+    gi = _grad_scale(g, reduction, xp.numel(self)) * gi
     return gi if weight is None else gi * weight
 
 
-def _bce_logits_grad_target(g, self, target, weight, pos_weight, reduction):
+def _bce_logits_grad_target(xp, g, self, target, weight, pos_weight, reduction):
     if pos_weight is not None:
-        gt = log_sigmoid(-self) - log_sigmoid(self) * pos_weight
+        gt = xp.apply(LOG_SIGMOID, xp.asarray(-self)) - xp.apply(LOG_SIGMOID, self) * pos_weight
     else:
         gt = -self
-    gt = _grad_scale(g, reduction, self._data.size) * gt
+    gt = _grad_scale(g, reduction, xp.numel(self)) * gt
     return gt if weight is None else gt * weight
 
 
@@ -739,7 +787,7 @@ def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype, nothing_igno
     None when unweighted (all ones: no arrays of ones, no masks). ``nothing_ignored``:
     the caller has already told this (nn.functional checks every target is a class), so
     neither the forward nor the backward reduces the targets again."""
-    t = target._data
+    t = _array(target)
     if not nothing_ignored and t.size:
         if ignore_index < 0:
             nothing_ignored = t.min() >= 0
@@ -748,12 +796,12 @@ def _nll_pick(xp, target, weight, ignore_index, n_classes, x_dtype, nothing_igno
         else:
             nothing_ignored = not (t == ignore_index).any()
     if nothing_ignored:
-        return t, None if weight is None else weight._data[t].astype(x_dtype, copy=False), None
+        return t, None if weight is None else _array(weight)[t].astype(x_dtype, copy=False), None
     keep = t != ignore_index
     tc = xp.where(keep, t, 0)
     if weight is None:
         return tc, keep.astype(x_dtype), keep  # (the same 1.0 / 0.0 as ones * keep, one array op fewer)
-    return tc, (weight._data[tc] * keep).astype(x_dtype, copy=False), keep
+    return tc, (_array(weight)[tc] * keep).astype(x_dtype, copy=False), keep
 
 
 def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
@@ -816,20 +864,20 @@ def _nll_back_fwd(xp, g, x, target, weight, reduction, ignore_index, nothing_ign
 def _nll_back(op_back):
     """The formula of nll_loss's input: its backward op, which takes the gradient and the input
     (torch's nll_loss_backward has both as inputs, so a double backward reaches the input too)."""
-    def grad(g, self, target, weight, reduction, ignore_index, nothing_ignored):
-        return apply_binary(op_back, g, self, (target, weight, reduction, ignore_index, nothing_ignored))
+    def grad(xp, g, self, target, weight, reduction, ignore_index, nothing_ignored):
+        return xp.apply(op_back, g, self, params=(target, weight, reduction, ignore_index, nothing_ignored))
     return grad
 
 
 def _nll_loss_of(op):
     """The gradient formula of nll_loss_backward's gradient input: the loss itself (it is linear in g)."""
-    def grad(gg, target, weight, reduction, ignore_index, nothing_ignored):
-        return apply(op, (gg,), (target, weight, reduction, ignore_index, nothing_ignored))
+    def grad(xp, gg, target, weight, reduction, ignore_index, nothing_ignored):
+        return xp.apply(op, gg, params=(target, weight, reduction, ignore_index, nothing_ignored))
     return grad
 
 
-def _nll_backward_self_grad(gg, target, weight, reduction, ignore_index, nothing_ignored):
-    return zeros_like_t(gg)  # (the backward does not depend on the input's values: torch's zeros_like)
+def _nll_backward_self_grad(xp, gg, target, weight, reduction, ignore_index, nothing_ignored):
+    return xp.zeros_like(gg)  # (the backward does not depend on the input's values: torch's zeros_like)
 
 
 def _nll_total_weight(node) -> Tensor:
@@ -854,8 +902,7 @@ NLL_LOSS2D_BACK = defop("NllLoss2DBackwardBackward0", _nll_back_fwd, None, saved
 NLL_LOSS = defop("NllLossBackward0", _nll_fwd, _nll_back(NLL_LOSS_BACK), saved=_NLL_SAVED)
 NLL_LOSS2D = defop("NllLoss2DBackward0", _nll_fwd, _nll_back(NLL_LOSS2D_BACK), saved=_NLL_SAVED)
 for _op, _back in ((NLL_LOSS, NLL_LOSS_BACK), (NLL_LOSS2D, NLL_LOSS2D_BACK)):
-    _back.formulas = (_nll_loss_of(_op), _nll_backward_self_grad)  # (defined after the loss it returns to)
-    _back.node_cls._formulas = _back.formulas
+    set_formulas(_back, (_nll_loss_of(_op), _nll_backward_self_grad))  # (defined after the loss it returns to)
     _back.node_cls._saved_names = _NLL_BACK_SAVED[:-1]
     _op.node_cls._saved_names = _NLL_SAVED[:-1]
     _op.node_cls._saved_total_weight = property(_nll_total_weight)
@@ -870,11 +917,13 @@ def nll_loss(input: Tensor, target: Tensor, weight, reduction: str, ignore_index
 
 
 # -- scalar arithmetic recorded under the names torch's C++ composites produce
-MUL_SCALAR = defop("MulBackward1", lambda xp, a, scalar: a * scalar, lambda g, scalar: g * scalar, saved=("scalar",))
-DIV_SCALAR = defop("DivBackward1", lambda xp, a, scalar: a / scalar, lambda g, scalar: g / scalar, saved=("scalar",))
+MUL_SCALAR = defop("MulBackward1", lambda xp, a, scalar: a * scalar, lambda xp, g, scalar: g * scalar,
+                   saved=("scalar",))
+DIV_SCALAR = defop("DivBackward1", lambda xp, a, scalar: a / scalar, lambda xp, g, scalar: g / scalar,
+                   saved=("scalar",))
 MUL_SCALAR.node_cls._saved_names = DIV_SCALAR.node_cls._saved_names = ("other",)  # torch's attribute name
-ADD_SCALAR = defop("AddBackward1", lambda xp, a, scalar: a + scalar, lambda g: g)
-SUB_SCALAR = defop("SubBackward1", lambda xp, a, scalar: a - scalar, lambda g: g)
+ADD_SCALAR = defop("AddBackward1", lambda xp, a, scalar: a + scalar, lambda xp, g: g)
+SUB_SCALAR = defop("SubBackward1", lambda xp, a, scalar: a - scalar, lambda xp, g: g)
 
 
 def mul_scalar(t: Tensor, s: float) -> Tensor:
@@ -906,9 +955,9 @@ def _pad_fwd(xp, x, pad_width, value):
     return xp.pad(x, pad_width, constant_values=value)
 
 
-def _pad_grad(g, pad_width):
-    key = tuple(slice(lo, g._data.shape[i] - hi) for i, (lo, hi) in enumerate(pad_width))
-    return g[key]
+def _pad_grad(xp, g, pad_width):
+    key = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(pad_width))
+    return g[key]  # (basic slicing means the same on arrays and Tensors: a view)
 
 
 CONSTANT_PAD = defop("ConstantPadNdBackward0", _pad_fwd, _pad_grad, saved=("pad_width",))

@@ -18,26 +18,24 @@ _make = Tensor._make
 
 # ----------------------------------------------------------------------------- arithmetic
 ADD = defop("AddBackward0", lambda xp, a, b, alpha: a + b if alpha == 1 else a + alpha * b,
-            (lambda g, alpha: g, lambda g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
+            (lambda xp, g, alpha: g, lambda xp, g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
 SUB = defop("SubBackward0", lambda xp, a, b, alpha: a - b if alpha == 1 else a - alpha * b,
-            (lambda g, alpha: g, lambda g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
+            (lambda xp, g, alpha: g, lambda xp, g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
 RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
-             (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g, alpha: g), saved=("alpha",), n_in=2)
+             (lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, lambda xp, g, alpha: g), saved=("alpha",), n_in=2)
 # ``number - tensor``: the number is not an input at all (torch's rsub.Scalar)
 RSUB_SCALAR = defop("RsubBackward1", lambda xp, a, other, alpha: other - a if alpha == 1 else other - alpha * a,
-                    lambda g, alpha: -g if alpha == 1 else g * -alpha, saved=("alpha",))
+                    lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, saved=("alpha",))
 MUL = defop("MulBackward0", lambda xp, a, b: a * b,
-            (lambda g, self, other: g * _conj(other), lambda g, self, other: g * _conj(self)),
+            (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda g, self, other: g / other, lambda g, self, other: -g * self / (other * other)),
+            (lambda xp, g, self, other: g / other, lambda xp, g, self, other: -g * self / (other * other)),
             saved=("self", "other"), n_in=2)
-def _conj(x):
-    return x.conj() if x.__class__ in TENSOR_TYPES and x._data.dtype.kind == "c" else x
 
 
-NEG = defop("NegBackward0", lambda xp, a: -a, lambda g: -g)
-RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda g, result: -g * result * result,
+NEG = defop("NegBackward0", lambda xp, a: -a, lambda xp, g: -g)
+RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * result * result,
                    saved=("result",))
 
 
@@ -59,26 +57,24 @@ def _pow_tensor_fwd(xp, a, b):
         return a ** b
 
 
-def _pow_scalar_bwd(g, self, exponent):
+def _pow_scalar_bwd(xp, g, self, exponent):
     if exponent == 0:
-        return zeros_like_t(g)  # (not g * 0: an infinite g would give nan)
-    return g * (exponent * self.pow(exponent - 1))
+        return xp.zeros_like(g)  # (not g * 0: an infinite g would give nan)
+    return g * (exponent * self ** (exponent - 1))
 
 
-def _pow_base_grad(g, self, exponent, result):
+def _pow_base_grad(xp, g, self, exponent, result):
     # d/dx x**y = y * x**(y-1), and 0 where y == 0 (torch: also at x == 0, where x**-1 is inf)
-    with np.errstate(divide="ignore", invalid="ignore"):  # (the branch where() drops may hold 0**-1: silent, as torch)
-        return where(exponent == 0, zeros_like_t(g), g * exponent * self.pow(exponent - 1))
+    return xp.where(exponent == 0, xp.zeros_like(g), g * exponent * self ** (exponent - 1))
 
 
 POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
 
 
-def _pow_exp_grad(g, self, exponent, result):
+def _pow_exp_grad(xp, g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
-    with np.errstate(divide="ignore", invalid="ignore"):  # (log(0) in the branch where() drops)
-        safe = where(logical_and(self == 0, exponent >= 0), zeros_like_t(self), self.log())
-        return g * result * safe
+    safe = xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), xp.log(self))
+    return g * result * safe
 
 
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
@@ -94,40 +90,40 @@ def _pow_scalar_base_fwd(xp, e, base):
 
 
 POW_SCALAR_BASE = defop("PowBackward2", _pow_scalar_base_fwd,
-                        lambda g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
+                        lambda xp, g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
                         saved=("result", "base"))
 POW_SCALAR_BASE.node_cls._saved_names = ("result", "self")  # (torch's names)
 
 # ----------------------------------------------------------------------------- unary math
-EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda g, result: g * result, saved=("result",))
-EXPM1 = defop("Expm1Backward0", lambda xp, a: xp.expm1(a), lambda g, result: g * (result + 1), saved=("result",))
-LOG = defop("LogBackward0", lambda xp, a: xp.log(a), lambda g, self: g / self, saved=("self",))
-LOG2 = defop("Log2Backward0", lambda xp, a: xp.log2(a), lambda g, self: g / (self * float(np.log(2))), saved=("self",))
-LOG10 = defop("Log10Backward0", lambda xp, a: xp.log10(a), lambda g, self: g / (self * float(np.log(10))),
+EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda xp, g, result: g * result, saved=("result",))
+EXPM1 = defop("Expm1Backward0", lambda xp, a: xp.expm1(a), lambda xp, g, result: g * (result + 1), saved=("result",))
+LOG = defop("LogBackward0", lambda xp, a: xp.log(a), lambda xp, g, self: g / self, saved=("self",))
+LOG2 = defop("Log2Backward0", lambda xp, a: xp.log2(a), lambda xp, g, self: g / (self * float(np.log(2))), saved=("self",))
+LOG10 = defop("Log10Backward0", lambda xp, a: xp.log10(a), lambda xp, g, self: g / (self * float(np.log(10))),
               saved=("self",))
-LOG1P = defop("Log1PBackward0", lambda xp, a: xp.log1p(a), lambda g, self: g / (self + 1), saved=("self",))
-SQRT = defop("SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda g, result: g / (2 * result), saved=("result",))
-RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda g, result: -0.5 * g * result.pow(3),
+LOG1P = defop("Log1PBackward0", lambda xp, a: xp.log1p(a), lambda xp, g, self: g / (self + 1), saved=("self",))
+SQRT = defop("SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda xp, g, result: g / (2 * result), saved=("result",))
+RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda xp, g, result: -0.5 * g * result ** 3,
               saved=("result",))
-SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda g, self: g * self.cos(), saved=("self",))
-COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda g, self: -g * self.sin(), saved=("self",))
-TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda g, result: g * (1 + result * result), saved=("result",))
+SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda xp, g, self: g * xp.cos(self), saved=("self",))
+COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda xp, g, self: -g * xp.sin(self), saved=("self",))
+TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda xp, g, result: g * (1 + result * result), saved=("result",))
 # The backward of tanh, sigmoid and relu is itself one op (as torch's tanh_backward etc.):
 # one node and one pass instead of three, and still differentiable for double backward.
 TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * (1 - r * r),
-                      (lambda gg, grad_output, output: gg * (1 - output * output),
-                       lambda gg, grad_output, output: -2 * gg * grad_output * output),
+                      (lambda xp, gg, grad_output, output: gg * (1 - output * output),
+                       lambda xp, gg, grad_output, output: -2 * gg * grad_output * output),
                       saved=("input0", "input1"), n_in=2)
 SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (r * (1 - r)),
-                         (lambda gg, grad_output, output: gg * output * (1 - output),
-                          lambda gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
+                         (lambda xp, gg, grad_output, output: gg * output * (1 - output),
+                          lambda xp, gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
                          saved=("input0", "input1"), n_in=2)
 THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", lambda xp, g, r: g * (r > 0),
-                           (lambda gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
-TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda g, result: apply_binary(TANH_BACKWARD, g, result),
+                           (lambda xp, gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
+TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda xp, g, result: xp.apply(TANH_BACKWARD, g, result),
              saved=("result",))
 SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a),
-                lambda g, result: apply_binary(SIGMOID_BACKWARD, g, result), saved=("result",))
+                lambda xp, g, result: xp.apply(SIGMOID_BACKWARD, g, result), saved=("result",))
 
 
 def _relu_fwd(xp, a):
@@ -139,7 +135,7 @@ def _relu_fwd(xp, a):
 
 
 RELU = defop("ReluBackward0", _relu_fwd,
-             lambda g, result: apply_binary(THRESHOLD_BACKWARD, g, result), saved=("result",))
+             lambda xp, g, result: xp.apply(THRESHOLD_BACKWARD, g, result), saved=("result",))
 
 
 def _abs_fwd(xp, a):
@@ -149,7 +145,8 @@ def _abs_fwd(xp, a):
     return xp.abs(a)
 
 
-ABS = defop("AbsBackward0", _abs_fwd, lambda g, self: g * self.sign(), saved=("self",))
+ABS = defop("AbsBackward0", _abs_fwd, lambda xp, g, self: g * xp.apply(SIGN, self),  # (torch's sign: 0 at nan)
+            saved=("self",))
 
 
 def _sign_fwd(xp, a):
@@ -161,11 +158,11 @@ def _sign_fwd(xp, a):
     return r
 
 
-SIGN = defop("SignBackward0", _sign_fwd, lambda g: g * 0)
+SIGN = defop("SignBackward0", _sign_fwd, lambda xp, g: g * 0)
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
-            lambda g, self: g * (2 / float(np.sqrt(np.pi))) * (-(self * self)).exp(), saved=("self",))
-ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda g, self: g / (1 + self * self), saved=("self",))
-CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda g: g.conj())
+            lambda xp, g, self: g * (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)), saved=("self",))
+ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / (1 + self * self), saved=("self",))
+CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda xp, g: xp.conj(g))
 
 
 def _sigmoid(xp, a):
@@ -196,60 +193,62 @@ def _clamp_fwd(xp, a, min, max):
     return out.astype(a.dtype, copy=False) if out is not a else out.copy()
 
 
-def _clamp_bwd(g, self, min, max):
+def _clamp_bwd(xp, g, self, min, max):
     mask = None
     if min is not None:
         mask = self >= min
     if max is not None:
         m2 = self <= max
-        mask = m2 if mask is None else logical_and(mask, m2)
+        mask = m2 if mask is None else xp.logical_and(mask, m2)
     return g * mask
 
 
 CLAMP = defop("ClampBackward1", _clamp_fwd, _clamp_bwd, saved=("self", "min", "max"))
 WHERE = defop("WhereBackward0", lambda xp, a, b, condition: xp.where(condition._data, a, b),
-              (lambda g, condition: where(condition, g, 0.0), lambda g, condition: where(condition, 0.0, g)),
+              (lambda xp, g, condition: xp.where(condition, g, 0.0), lambda xp, g, condition: xp.where(condition, 0.0, g)),
               saved=("condition",), n_in=2)
 
 
-def _max_grad(g, self, other):
-    return where(self == other, g / 2, g).masked_fill(self < other, 0)
+def _max_grad(xp, g, self, other):
+    return xp.masked_fill(xp.where(self == other, g / 2, g), self < other, 0.0)
 
 
 # (between two tensors torch's sign of a tied zero depends on the size: its vector loop returns the
 # second operand, as NumPy does, its scalar tail the first; kept in NumPy's order)
 MAXIMUM = defop("MaximumBackward0", lambda xp, a, b: xp.maximum(a, b),
-                (_max_grad, lambda g, self, other: _max_grad(g, other, self)), saved=("self", "other"), n_in=2)
-def _min_grad(g, self, other):
-    return where(self == other, g / 2, g).masked_fill(self > other, 0)
+                (_max_grad, lambda xp, g, self, other: _max_grad(xp, g, other, self)), saved=("self", "other"), n_in=2)
+def _min_grad(xp, g, self, other):
+    return xp.masked_fill(xp.where(self == other, g / 2, g), self > other, 0.0)
 
 
 MINIMUM = defop("MinimumBackward0", lambda xp, a, b: xp.minimum(a, b),
-                (_min_grad, lambda g, self, other: _min_grad(g, other, self)), saved=("self", "other"), n_in=2)
+                (_min_grad, lambda xp, g, self, other: _min_grad(xp, g, other, self)), saved=("self", "other"), n_in=2)
 # fmax/fmin ignore a nan operand; a tie, or a nan other, sends the whole gradient to self (torch)
 FMAX = defop("FmaxBackward0", lambda xp, a, b: xp.fmax(a, b),
-             (lambda g, self, other: g.masked_fill(logical_not(logical_or(self >= other, other.isnan())), 0),
-              lambda g, self, other: g.masked_fill(logical_or(self >= other, other.isnan()), 0)),
+             (lambda xp, g, self, other: xp.masked_fill(g, xp.logical_not(xp.logical_or(self >= other, xp.isnan(other))), 0.0),
+              lambda xp, g, self, other: xp.masked_fill(g, xp.logical_or(self >= other, xp.isnan(other)), 0.0)),
              saved=("self", "other"), n_in=2)
 FMIN = defop("FminBackward0", lambda xp, a, b: xp.fmin(a, b),
-             (lambda g, self, other: g.masked_fill(logical_not(logical_or(self <= other, other.isnan())), 0),
-              lambda g, self, other: g.masked_fill(logical_or(self <= other, other.isnan()), 0)),
+             (lambda xp, g, self, other: xp.masked_fill(g, xp.logical_not(xp.logical_or(self <= other, xp.isnan(other))), 0.0),
+              lambda xp, g, self, other: xp.masked_fill(g, xp.logical_or(self <= other, xp.isnan(other)), 0.0)),
              saved=("self", "other"), n_in=2)
 # clamp_min / clamp_max: a tie keeps the gradient on self (maximum would split it)
 # (a number bound: torch keeps the input on a tie at every size, so it goes second, as NumPy keeps that one)
 CLAMP_MIN = defop("ClampMinBackward0", lambda xp, a, min: xp.maximum(min, a),
-                  lambda g, self, min: g.masked_fill(logical_not(self >= min), 0), saved=("self", "min"))
+                  lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self >= min), 0.0), saved=("self", "min"))
 CLAMP_MAX = defop("ClampMaxBackward0", lambda xp, a, max: xp.minimum(max, a),
-                  lambda g, self, max: g.masked_fill(logical_not(self <= max), 0), saved=("self", "max"))
+                  lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self <= max), 0.0), saved=("self", "max"))
 CLAMP_MIN_T = defop("ClampMinBackward1", lambda xp, a, b: xp.maximum(a, b),
-                    (lambda g, self, min: g.masked_fill(logical_not(self >= min), 0),
-                     lambda g, self, min: g.masked_fill(logical_not(self < min), 0)), saved=("self", "input1"), n_in=2)
+                    (lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self >= min), 0.0),
+                     lambda xp, g, self, min: xp.masked_fill(g, xp.logical_not(self < min), 0.0)),
+                    saved=("self", "input1"), n_in=2)
 CLAMP_MAX_T = defop("ClampMaxBackward1", lambda xp, a, b: xp.minimum(a, b),
-                    (lambda g, self, max: g.masked_fill(logical_not(self <= max), 0),
-                     lambda g, self, max: g.masked_fill(logical_not(self > max), 0)), saved=("self", "input1"), n_in=2)
+                    (lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self <= max), 0.0),
+                     lambda xp, g, self, max: xp.masked_fill(g, xp.logical_not(self > max), 0.0)),
+                    saved=("self", "input1"), n_in=2)
 CLAMP_MIN_T.node_cls._saved_names = ("self", "min")
 CLAMP_MAX_T.node_cls._saved_names = ("self", "max")
-CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda g: g)
+CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda xp, g: g)
 
 
 # ----------------------------------------------------------------------------- promotion front-end
@@ -477,15 +476,15 @@ def _div_rounded_fwd(xp, a, b, rounding_mode):
 # torch's div.Tensor_mode: rounded division is piecewise constant (zero gradients); with
 # rounding_mode=None passed explicitly it is true division, with division's gradients
 DIV_ROUNDED = defop("DivBackward2", _div_rounded_fwd,
-                    (lambda g, self, other, rounding_mode: zeros_like_t(g) if rounding_mode is not None
-                     else DIV.formulas[0](g, self, other),
-                     lambda g, self, other, rounding_mode: zeros_like_t(g) if rounding_mode is not None
-                     else DIV.formulas[1](g, self, other)),
+                    (lambda xp, g, self, other, rounding_mode: xp.zeros_like(g) if rounding_mode is not None
+                     else DIV.formulas[0](xp, g, self, other),
+                     lambda xp, g, self, other, rounding_mode: xp.zeros_like(g) if rounding_mode is not None
+                     else DIV.formulas[1](xp, g, self, other)),
                     saved=("self", "other", "rounding_mode"), n_in=2)
 
 
 def _no_derivative(name: str, hint: str):
-    def formula(g):
+    def formula(xp, g):
         raise RuntimeError(f"derivative for aten::{name} is not implemented (torch has none either): {hint}")
     return formula
 
@@ -522,13 +521,13 @@ def _mod_fwd(ufunc_name: str):
 
 # torch's overloads: ``tensor % number`` is RemainderBackward0 (the number gets no gradient),
 # ``tensor % tensor`` RemainderBackward1; d/dother of a - other * floor(a / other) is -floor(a / other)
-REMAINDER_SCALAR = defop("RemainderBackward0", _mod_fwd("mod"), lambda g: g, n_in=1)
+REMAINDER_SCALAR = defop("RemainderBackward0", _mod_fwd("mod"), lambda xp, g: g, n_in=1)
 REMAINDER = defop("RemainderBackward1", _mod_fwd("mod"),
-                  (lambda g, self, other: g, lambda g, self, other: -g * div(self, other, rounding_mode="floor")),
+                  (lambda xp, g, self, other: g, lambda xp, g, self, other: -g * xp.apply(DIV_ROUNDED, self, other, params=("floor",))),
                   saved=("self", "other"), n_in=2)
-FMOD_SCALAR = defop("FmodBackward0", _mod_fwd("fmod"), lambda g: g, n_in=1)
+FMOD_SCALAR = defop("FmodBackward0", _mod_fwd("fmod"), lambda xp, g: g, n_in=1)
 FMOD = defop("FmodBackward1", _mod_fwd("fmod"),
-             (lambda g, self, other: g, lambda g, self, other: -g * div(self, other, rounding_mode="trunc")),
+             (lambda xp, g, self, other: g, lambda xp, g, self, other: -g * xp.apply(DIV_ROUNDED, self, other, params=("trunc",))),
              saved=("self", "other"), n_in=2)
 
 
@@ -731,10 +730,6 @@ def fmin(input, other):
     return binary(FMIN, input, other)
 
 
-def zeros_like_t(t: Tensor) -> Tensor:
-    return _make(np.zeros_like(t._data))
-
-
 def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
     if t._data.dtype == dt.np and not copy:
         return t
@@ -742,7 +737,7 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
 
 
 TO_COPY = defop("ToCopyBackward0", lambda xp, a, np_dtype, self_dtype: a.astype(np_dtype, copy=True),
-                lambda g, self_dtype: g.to(self_dtype), saved=("self_dtype",))
+                lambda xp, g, self_dtype: xp.astype(g, self_dtype.np), saved=("self_dtype",))
 TO_COPY.node_cls._saved_names = ()  # (torch's names)
 
 
@@ -836,11 +831,11 @@ def _rounding_fwd(ufunc_name: str):
 
 
 # piecewise constant: the gradient is zero everywhere (torch's zeros_like(grad), not grad * 0: no nan from inf)
-FLOOR = defop("FloorBackward0", _rounding_fwd("floor"), lambda g: zeros_like_t(g))
-CEIL = defop("CeilBackward0", _rounding_fwd("ceil"), lambda g: zeros_like_t(g))
-TRUNC = defop("TruncBackward0", _rounding_fwd("trunc"), lambda g: zeros_like_t(g))
-ROUND = defop("RoundBackward0", _rounding_fwd("round"), lambda g: zeros_like_t(g))
-ROUND_DECIMALS = defop("RoundBackward1", _rounding_fwd("round"), lambda g, decimals: zeros_like_t(g),
+FLOOR = defop("FloorBackward0", _rounding_fwd("floor"), lambda xp, g: xp.zeros_like(g))
+CEIL = defop("CeilBackward0", _rounding_fwd("ceil"), lambda xp, g: xp.zeros_like(g))
+TRUNC = defop("TruncBackward0", _rounding_fwd("trunc"), lambda xp, g: xp.zeros_like(g))
+ROUND = defop("RoundBackward0", _rounding_fwd("round"), lambda xp, g: xp.zeros_like(g))
+ROUND_DECIMALS = defop("RoundBackward1", _rounding_fwd("round"), lambda xp, g, decimals: xp.zeros_like(g),
                        saved=("decimals",))
 
 
@@ -903,15 +898,15 @@ def _addcdiv_fwd(xp, a, t1, t2, value):
 
 
 ADDCMUL = defop("AddcmulBackward0", _addcmul_fwd,
-                (lambda g, tensor1, tensor2, value: g,
-                 lambda g, tensor1, tensor2, value: g * _conj(tensor2) * value,
-                 lambda g, tensor1, tensor2, value: g * _conj(tensor1) * value),
+                (lambda xp, g, tensor1, tensor2, value: g,
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor2) * value,
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor1) * value),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCMUL.node_cls._saved_names = ("tensor1", "tensor2", "value")
 ADDCDIV = defop("AddcdivBackward0", _addcdiv_fwd,
-                (lambda g, tensor1, tensor2, value: g,
-                 lambda g, tensor1, tensor2, value: g * value / _conj(tensor2),
-                 lambda g, tensor1, tensor2, value: -g * value * _conj(tensor1) / _conj(tensor2 * tensor2)),
+                (lambda xp, g, tensor1, tensor2, value: g,
+                 lambda xp, g, tensor1, tensor2, value: g * value / xp.conj(tensor2),
+                 lambda xp, g, tensor1, tensor2, value: -g * value * xp.conj(tensor1) / xp.conj(tensor2 * tensor2)),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCDIV.node_cls._saved_names = ("tensor1", "tensor2", "value")
 
@@ -947,10 +942,10 @@ def _lerp_tensor_fwd(xp, a, e, w):
 
 
 LERP = defop("LerpBackward0", _lerp_fwd,
-             (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight), saved=("weight",), n_in=2)
+             (lambda xp, g, weight: g * (1 - weight), lambda xp, g, weight: g * weight), saved=("weight",), n_in=2)
 LERP_TENSOR = defop("LerpBackward1", _lerp_tensor_fwd,
-                    (lambda g, self, end, weight: g * (1 - weight), lambda g, self, end, weight: g * weight,
-                     lambda g, self, end, weight: g * (end - self)),
+                    (lambda xp, g, self, end, weight: g * (1 - weight), lambda xp, g, self, end, weight: g * weight,
+                     lambda xp, g, self, end, weight: g * (end - self)),
                     saved=("input0", "input1", "input2"), n_in=3)
 LERP_TENSOR.node_cls._saved_names = ("self", "end", "weight")
 

@@ -3,13 +3,14 @@ functions (atan2, hypot, logaddexp, xlogy, heaviside), erfc/erfinv, and the smal
 (frac, sgn, logit, deg2rad, nan_to_num, signbit).
 
 Kept apart from pointwise.py, which holds the arithmetic every model runs through; these are
-declared the same way (one ``defop`` each, formulas in leafgrad ops so double backward works)
-and follow torch's derivatives.yaml formula for formula, so edge values (0, +-1, inf, nan) give
-torch's gradients and not merely the textbook ones.
+declared the same way (one ``defop`` each, formulas written against the array namespace ``xp``,
+so they run on raw arrays and, recorded, on Tensors for double backward) and follow torch's
+derivatives.yaml formula for formula, so edge values (0, +-1, inf, nan) give torch's gradients
+and not merely the textbook ones.
 
 Domain edges are ordinary inputs here (asin(2), logit(0), xlogy(0, 0)): torch answers them
-with nan or inf silently, so the forwards and the formulas that divide by zero or take a
-square root of a negative number run under ``np.errstate`` rather than warn.
+with nan or inf silently, so the forwards that divide by zero or take a square root of a
+negative number run under ``np.errstate`` rather than warn (the engine silences the formulas).
 """
 from __future__ import annotations
 
@@ -21,9 +22,8 @@ from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor
 from ..autograd.grad_mode import STATE as _STATE
-from .pointwise import (_PY_SCALAR_KIND, _WRAP_IT, _conj, _erf, _no_derivative, _require_tensors, _tensors_only,
-                        apply_unary, binary, logical_and, logical_or, unary_float, unary_float_op, where,
-                        zeros_like_t)
+from .pointwise import (_PY_SCALAR_KIND, RSQRT, _WRAP_IT, _erf, _no_derivative, _require_tensors, _tensors_only,
+                        apply_unary, binary, unary_float, unary_float_op)
 from .registry import apply, defop
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan2", "arctanh", "asin", "asinh",
@@ -67,42 +67,43 @@ def _quiet2(fn):
 
 
 # ----------------------------------------------------------------------------- inverse and hyperbolic trig
-def _acosh_grad(g, self):
-    with np.errstate(**_QUIET):
-        if self._data.dtype.kind == "c":  # (sqrt(x*x - 1) splits into two square roots only for real x >= 1)
-            return g * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
-        return g * (self * self - 1).rsqrt()
+def _rsqrt(xp, a):
+    """torch's rsqrt (NumPy has none): its op, so a recorded backward shows RsqrtBackward0 as before."""
+    return xp.apply(RSQRT, a)
 
 
-def _asin_grad(g, self):
-    with np.errstate(**_QUIET):
-        return g * _conj((1 - self * self).rsqrt())
+def _acosh_grad(xp, g, self):
+    if xp.dtype_of(self).kind == "c":  # (sqrt(x*x - 1) splits into two square roots only for real x >= 1)
+        return g * xp.conj(_rsqrt(xp, self + 1) * _rsqrt(xp, self - 1))
+    return g * _rsqrt(xp, self * self - 1)
 
 
-def _acos_grad(g, self):
-    with np.errstate(**_QUIET):
-        return g * -_conj((1 - self * self).rsqrt())
+def _asin_grad(xp, g, self):
+    return g * xp.conj(_rsqrt(xp, 1 - self * self))
 
 
-def _atanh_grad(g, self):
-    with np.errstate(**_QUIET):
-        return g / _conj(1 - self * self)
+def _acos_grad(xp, g, self):
+    return g * -xp.conj(_rsqrt(xp, 1 - self * self))
+
+
+def _atanh_grad(xp, g, self):
+    return g / xp.conj(1 - self * self)
 
 
 ASIN = defop("AsinBackward0", _quiet(lambda xp, a: xp.arcsin(a)), _asin_grad, saved=("self",))
 ACOS = defop("AcosBackward0", _quiet(lambda xp, a: xp.arccos(a)), _acos_grad, saved=("self",))
-ASINH = defop("AsinhBackward0", lambda xp, a: xp.arcsinh(a), lambda g, self: g * _conj((self * self + 1).rsqrt()),
-              saved=("self",))
+ASINH = defop("AsinhBackward0", lambda xp, a: xp.arcsinh(a),
+              lambda xp, g, self: g * xp.conj(_rsqrt(xp, self * self + 1)), saved=("self",))
 ACOSH = defop("AcoshBackward0", _quiet(lambda xp, a: xp.arccosh(a)), _acosh_grad, saved=("self",))
 ATANH = defop("AtanhBackward0", _quiet(lambda xp, a: xp.arctanh(a)), _atanh_grad, saved=("self",))
-SINH = defop("SinhBackward0", _quiet(lambda xp, a: xp.sinh(a)), lambda g, self: g * _conj(self.cosh()),
+SINH = defop("SinhBackward0", _quiet(lambda xp, a: xp.sinh(a)), lambda xp, g, self: g * xp.conj(xp.cosh(self)),
              saved=("self",))
-COSH = defop("CoshBackward0", _quiet(lambda xp, a: xp.cosh(a)), lambda g, self: g * _conj(self.sinh()),
+COSH = defop("CoshBackward0", _quiet(lambda xp, a: xp.cosh(a)), lambda xp, g, self: g * xp.conj(xp.sinh(self)),
              saved=("self",))
 
 
 def _no_inplace_derivative(name: str):
-    def formula(g):
+    def formula(xp, g):
         raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented. torch "
                                   f"records {name}_ without one; use the out-of-place form (y = y.{name}()) "
                                   "where a gradient flows through it.")
@@ -164,10 +165,11 @@ def _erfinv(xp, a):
 
 
 ERFC = defop("ErfcBackward0", _erfc,
-             lambda g, self: g * (-2 / math.sqrt(math.pi)) * (-(self * self)).exp(), saved=("self",))
-ERFINV = defop("ErfinvBackward0", _erfinv,
-               lambda g, self: g * (0.5 * math.sqrt(math.pi)) * self.erfinv().pow(2).exp(), saved=("self",))
-EXP2 = defop("Exp2Backward0", _quiet(lambda xp, a: xp.exp2(a)), lambda g, result: g * _conj(result) * _LN2,
+             lambda xp, g, self: g * (-2 / math.sqrt(math.pi)) * xp.exp(-(self * self)), saved=("self",))
+ERFINV = defop("ErfinvBackward0", _erfinv,  # (NumPy has no erfinv: the op itself, on arrays its forward)
+               lambda xp, g, self: g * (0.5 * math.sqrt(math.pi)) * xp.exp(xp.apply(ERFINV, self) ** 2),
+               saved=("self",))
+EXP2 = defop("Exp2Backward0", _quiet(lambda xp, a: xp.exp2(a)), lambda xp, g, result: g * xp.conj(result) * _LN2,
              saved=("result",))
 
 erfc = unary_float_op(ERFC, "erfc")
@@ -182,13 +184,12 @@ def _sinc_fwd(xp, a):
         return xp.where(a == 0, 1, xp.sin(x) / x)
 
 
-def _sinc_grad(g, self):
+def _sinc_grad(xp, g, self):
     # torch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2), and 0 where pi x^2 is 0
-    with np.errstate(**_QUIET):
-        self_pi = self * math.pi
-        self_squared_pi = self * self * math.pi
-        out = g * _conj((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi)
-        return where(self_squared_pi == 0, 0.0, out)
+    self_pi = self * math.pi
+    self_squared_pi = self * self * math.pi
+    out = g * xp.conj((self_pi * xp.cos(self_pi) - xp.sin(self_pi)) / self_squared_pi)
+    return xp.where(self_squared_pi == 0, 0.0, out)
 
 
 SINC = defop("SincBackward0", _sinc_fwd, _sinc_grad, saved=("self",))
@@ -206,17 +207,16 @@ def _logit_fwd(xp, a, eps):
         return xp.log(a / (1 - a))
 
 
-def _logit_grad(g, self, eps):
-    with np.errstate(**_QUIET):
-        slope = g / (self * (1 - self))
-        if _STATE.grad:  # recorded (create_graph): torch's infinitely_differentiable_logit_backward
-            if eps is None:
-                return where(logical_and(self >= 0, self <= 1), slope, math.nan)
-            return where(logical_and(self >= eps, self <= 1 - eps), slope, 0.0)
-        # torch's logit_backward kernel, which differs at nan and for a negative eps
-        if eps is None or eps < 0:
-            return where(logical_or(self < 0, self > 1), math.nan, slope)
-        return where(logical_or(self < eps, self > 1 - eps), 0.0, slope)
+def _logit_grad(xp, g, self, eps):
+    slope = g / (self * (1 - self))
+    if _STATE.grad:  # recorded (create_graph, on Tensors): torch's infinitely_differentiable_logit_backward
+        if eps is None:
+            return xp.where(xp.logical_and(self >= 0, self <= 1), slope, math.nan)
+        return xp.where(xp.logical_and(self >= eps, self <= 1 - eps), slope, 0.0)
+    # torch's logit_backward kernel, which differs at nan and for a negative eps
+    if eps is None or eps < 0:
+        return xp.where(xp.logical_or(self < 0, self > 1), math.nan, slope)
+    return xp.where(xp.logical_or(self < eps, self > 1 - eps), 0.0, slope)
 
 
 LOGIT = defop("LogitBackward0", _logit_fwd, _logit_grad, saved=("self", "eps"))
@@ -263,17 +263,16 @@ def _sgn_fwd(xp, a):
         return xp.where(m == 0, 0, a / m).astype(a.dtype, copy=False)
 
 
-def _sgn_grad(g, self, result):
-    if self._data.dtype.kind != "c":  # piecewise constant (torch's zero tensor: even an infinite g gives 0)
-        return zeros_like_t(g)
-    m = self.abs()
-    with np.errstate(**_QUIET):
-        return ((g - result * result * g.conj()) / (2 * m)).masked_fill(m == 0, 0)
+def _sgn_grad(xp, g, self, result):
+    if xp.dtype_of(self).kind != "c":  # piecewise constant (torch's zero tensor: even an infinite g gives 0)
+        return xp.zeros_like(g)
+    m = xp.abs(self)
+    return xp.masked_fill((g - result * result * xp.conj(g)) / (2 * m), m == 0, 0)
 
 
-DEG2RAD = defop("Deg2RadBackward0", _angle_fwd("deg2rad", _PI_180), lambda g: g * _PI_180)
-RAD2DEG = defop("Rad2DegBackward0", _angle_fwd("rad2deg", _180_PI), lambda g: g * _180_PI)
-FRAC = defop("FracBackward0", _frac_fwd, lambda g: g)
+DEG2RAD = defop("Deg2RadBackward0", _angle_fwd("deg2rad", _PI_180), lambda xp, g: g * _PI_180)
+RAD2DEG = defop("Rad2DegBackward0", _angle_fwd("rad2deg", _180_PI), lambda xp, g: g * _180_PI)
+FRAC = defop("FracBackward0", _frac_fwd, lambda xp, g: g)
 SGN = defop("SgnBackward0", _sgn_fwd, _sgn_grad, saved=("self", "result"))
 
 
@@ -310,7 +309,7 @@ def _nan_to_num_fwd(xp, a, nan, posinf, neginf):
         return xp.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
-NAN_TO_NUM = defop("NanToNumBackward0", _nan_to_num_fwd, lambda g, self: g * self.isfinite(), saved=("self",))
+NAN_TO_NUM = defop("NanToNumBackward0", _nan_to_num_fwd, lambda xp, g, self: g * xp.isfinite(self), saved=("self",))
 
 
 def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
@@ -343,11 +342,18 @@ def _float_binary(op, name: str, input, other) -> Tensor:
     return binary(op, input, other, out_dtype=binary_dtype(name, input, other))
 
 
-def _atan2_grad(g, factor, self, other):
+def _ints_as_grad(xp, g, *operands):
+    """The saved operands of a two-argument op, an integer or bool one in the gradient's (float) dtype:
+    torch's ops take it to the float operand's dtype, where NumPy makes int64 with float32 a float64.
+    (Float operands stay: NumPy and torch promote two of them alike, but for a 0-d one.)"""
+    return [xp.astype(a, xp.dtype_of(g)) if xp.dtype_of(a).kind in "iub" else a for a in operands]
+
+
+def _atan2_grad(xp, g, for_self: bool, self, other):
     # torch's atan2_backward: g * factor / (y^2 + x^2), the reciprocal 0 where both are 0 (so the gradient is)
-    with np.errstate(**_QUIET):
-        denom = self * self + other * other
-        return g * factor * denom.reciprocal().masked_fill(denom == 0, 0)
+    self, other = _ints_as_grad(xp, g, self, other)
+    denom = self * self + other * other
+    return g * (other if for_self else -self) * xp.masked_fill(xp.reciprocal(denom), denom == 0, 0)
 
 
 def _logaddexp_fwd(xp, a, b):
@@ -369,33 +375,34 @@ def _logaddexp_complex(xp, a, b):
     return xp.where(xp.isnan(a) | xp.isnan(b), complex(xp.nan, xp.nan), out).astype(a.dtype, copy=False)
 
 
-def _logaddexp_grad(g, this, that, base2: bool = False):
+def _logaddexp_grad(xp, g, this, that, base2: bool = False):
     # torch: g / (1 + exp(that - this)) for each operand, pow(2, that - this) for logaddexp2
-    with np.errstate(**_QUIET):  # (two infinities of one sign: nan, silently)
-        gap = that - this
-        return g / _conj(1 + (2 ** gap if base2 else gap.exp()))
+    this, that = _ints_as_grad(xp, g, this, that)
+    gap = that - this  # (two infinities of one sign: nan)
+    # (xp.power, not 2 ** gap: a 0-d gap is a NumPy scalar on arrays, whose ** rounds otherwise in float32)
+    return g / xp.conj(1 + (xp.power(2, gap) if base2 else xp.exp(gap)))
 
 
-def _hypot_grad(g, operand, result):
-    with np.errstate(**_QUIET):
-        return g * operand / result
+def _hypot_grad(xp, g, operand, result):
+    (operand,) = _ints_as_grad(xp, g, operand)
+    return g * operand / result
 
 
 ATAN2 = defop("Atan2Backward0", lambda xp, a, b: xp.arctan2(a, b),
-              (lambda g, self, other: _atan2_grad(g, other, self, other),
-               lambda g, self, other: _atan2_grad(g, -self, self, other)),
+              (lambda xp, g, self, other: _atan2_grad(xp, g, True, self, other),
+               lambda xp, g, self, other: _atan2_grad(xp, g, False, self, other)),
               saved=("self", "other"), n_in=2)
 HYPOT = defop("HypotBackward0", lambda xp, a, b: xp.hypot(a, b),
-              (lambda g, self, other, result: _hypot_grad(g, self, result),
-               lambda g, self, other, result: _hypot_grad(g, other, result)),
+              (lambda xp, g, self, other, result: _hypot_grad(xp, g, self, result),
+               lambda xp, g, self, other, result: _hypot_grad(xp, g, other, result)),
               saved=("self", "other", "result"), n_in=2)
 LOGADDEXP = defop("LogaddexpBackward0", _logaddexp_fwd,
-                  (lambda g, self, other: _logaddexp_grad(g, self, other),
-                   lambda g, self, other: _logaddexp_grad(g, other, self)),
+                  (lambda xp, g, self, other: _logaddexp_grad(xp, g, self, other),
+                   lambda xp, g, self, other: _logaddexp_grad(xp, g, other, self)),
                   saved=("self", "other"), n_in=2)
 LOGADDEXP2 = defop("Logaddexp2Backward0", _quiet2(lambda xp, a, b: xp.logaddexp2(a, b)),
-                   (lambda g, self, other: _logaddexp_grad(g, self, other, base2=True),
-                    lambda g, self, other: _logaddexp_grad(g, other, self, base2=True)),
+                   (lambda xp, g, self, other: _logaddexp_grad(xp, g, self, other, base2=True),
+                    lambda xp, g, self, other: _logaddexp_grad(xp, g, other, self, base2=True)),
                    saved=("self", "other"), n_in=2)
 
 
@@ -426,24 +433,33 @@ def _xlogy_fwd(xp, x, y):
         return xp.where(xp.isnan(y), xp.nan, out)
 
 
-def _xlogy_self_grad(g, self, other):
-    return xlogy(g, other).masked_fill(logical_and(self == 0, other <= 0), 0)
+def _xlogy_self_grad(xp, g, self, other):
+    # torch: xlogy(g, other), 0 where self is 0 and other <= 0. That xlogy computes in the promoted
+    # dtype, g's: on Tensors the public xlogy promotes as torch (recording no cast of other), on
+    # arrays other is taken to g's dtype for the op's forward (NumPy would take log(other) in its own)
+    if xp.tensors:
+        out = xlogy(g, other)
+    else:
+        out = xp.apply(XLOGY, g, xp.astype(other, xp.dtype_of(g)))
+    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0), 0)
 
 
-def _xlogy_other_grad(g, self, other):
-    with np.errstate(**_QUIET):
-        return g * self / other
+def _xlogy_other_grad(xp, g, self, other):
+    self, other = _ints_as_grad(xp, g, self, other)
+    return g * self / other
 
 
-def _xlogy_number_other_grad(g, self, other):
-    return xlogy(g, other) if other > 0 else xlogy(g, other).masked_fill(self == 0, 0)
+def _xlogy_number_other_grad(xp, g, self, other):
+    out = xp.apply(XLOGY_NUMBER_OTHER, g, params=(other,))
+    return out if other > 0 else xp.masked_fill(out, self == 0, 0)
 
 
 # torch's three overloads: xlogy.Tensor, xlogy.Scalar_Self (number, tensor), xlogy.Scalar_Other
 # (tensor, number); the number is a forward parameter, made an array of the tensor's dtype there
 XLOGY = defop("XlogyBackward0", _xlogy_fwd, (_xlogy_self_grad, _xlogy_other_grad), saved=("self", "other"), n_in=2)
 XLOGY_NUMBER_SELF = defop("XlogyBackward1", lambda xp, y, number: _xlogy_fwd(xp, xp.asarray(number, dtype=y.dtype), y),
-                          lambda g, self, other: _xlogy_other_grad(g, self, other), saved=("number", "input0"))
+                          lambda xp, g, self, other: g * self / other,  # (self: the number, weakly typed)
+                          saved=("number", "input0"))
 XLOGY_NUMBER_SELF.node_cls._saved_names = ("self", "other")  # (torch's names: the number is its self)
 XLOGY_NUMBER_OTHER = defop("XlogyBackward2",
                            lambda xp, x, number: _xlogy_fwd(xp, x, xp.asarray(number, dtype=x.dtype)),

@@ -8,7 +8,8 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim
-from .registry import apply, apply_binary, apply_unary, defop, show_saved_as
+from .indexing import select_back
+from .registry import apply, apply_unary, defop, show_saved_as
 
 _make = Tensor._make
 
@@ -28,13 +29,12 @@ def normalize_dims(dim, ndim: int) -> tuple | None:
     return (d,) if ndim else ()  # (a 0-dim tensor's dim 0 or -1 is the scalar itself: reduce over no axis)
 
 
-def _grad_to_input(g: Tensor, shape: tuple, dims, keepdim: bool) -> Tensor:
+def _grad_to_input(xp, g, shape: tuple, dims, keepdim: bool):
     """Put back the reduced dims of a gradient so it broadcasts against the input."""
     if dims is None:
         return g.reshape((1,) * len(shape)) if len(shape) else g
-    if not keepdim:
-        for d in dims:
-            g = g.unsqueeze(d)
+    if not keepdim and dims:
+        return xp.expand_dims(g, dims)
     return g
 
 
@@ -44,10 +44,11 @@ def _sum_fwd(xp, a, dims, keepdim, np_dtype):
 
 
 SUM = defop("SumBackward0", lambda xp, a, np_dtype: a.sum(dtype=np_dtype),
-            lambda g, self_sym_sizes: g.expand(self_sym_sizes), saved=("self_sym_sizes",))
+            lambda xp, g, self_sym_sizes: xp.broadcast_to(g, self_sym_sizes), saved=("self_sym_sizes",))
 SUM_DIM = defop("SumBackward1", _sum_fwd,
-                lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
-                    self_sym_sizes), saved=("self_sym_sizes", "dims", "keepdim"))
+                lambda xp, g, self_sym_sizes, dims, keepdim: xp.broadcast_to(
+                    _grad_to_input(xp, g, self_sym_sizes, dims, keepdim), self_sym_sizes),
+                saved=("self_sym_sizes", "dims", "keepdim"))
 SUM_DIM.node_cls._saved_names = ("self_sym_sizes", "dim", "keepdim")  # (torch's names)
 
 
@@ -59,11 +60,12 @@ def _numel(shape) -> int:
 
 
 MEAN = defop("MeanBackward0", lambda xp, a: a.mean(),
-             lambda g, self_sym_sizes: g.expand(self_sym_sizes) / builtins.max(_numel(self_sym_sizes), 1),
+             lambda xp, g, self_sym_sizes: xp.broadcast_to(g, self_sym_sizes) / builtins.max(_numel(self_sym_sizes), 1),
              saved=("self_sym_sizes",))
 MEAN_DIM = defop("MeanBackward1", lambda xp, a, dims, keepdim: a.mean(axis=dims, keepdims=keepdim),
-                 lambda g, self_sym_sizes, dims, keepdim: _grad_to_input(g, self_sym_sizes, dims, keepdim).expand(
-                     self_sym_sizes) / _count(self_sym_sizes, dims), saved=("self_sym_sizes", "dims", "keepdim"))
+                 lambda xp, g, self_sym_sizes, dims, keepdim: xp.broadcast_to(
+                     _grad_to_input(xp, g, self_sym_sizes, dims, keepdim), self_sym_sizes) / _count(self_sym_sizes, dims),
+                 saved=("self_sym_sizes", "dims", "keepdim"))
 MEAN_DIM.node_cls._saved_names = ("self_sym_sizes", "dim", "keepdim")  # (torch's names)
 for _op in (MEAN, MEAN_DIM):  # (torch saves the element count too; here it is read from the shape)
     _op.node_cls._saved_self_sym_numel = property(lambda node: _numel(node._saved_self_sym_sizes))
@@ -73,14 +75,14 @@ def _count(shape, dims) -> int:
     return _numel(shape) if dims is None else _numel([shape[d] for d in dims])
 
 
-def _prod_grad(g, self, result, dims, keepdim):
-    shape = self._data.shape
-    gx = _grad_to_input(g, shape, dims, keepdim)
-    rx = _grad_to_input(result, shape, dims, keepdim)
-    if not (self._data == 0).any():
+def _prod_grad(xp, g, self, result, dims, keepdim):
+    shape = self.shape
+    gx = _grad_to_input(xp, g, shape, dims, keepdim)
+    rx = _grad_to_input(xp, result, shape, dims, keepdim)
+    data = xp.data(self)
+    if not (data == 0).any():
         return gx * rx / self
-    # with zeros, divide-by-self fails: take the product of the other elements directly
-    data = self._data
+    # with zeros, divide-by-self fails: take the product of the other elements directly (a constant)
     axes = tuple(range(data.ndim)) if dims is None else dims
     moved = np.moveaxis(data, axes, tuple(range(data.ndim - len(axes), data.ndim)))
     flat = moved.reshape(moved.shape[:data.ndim - len(axes)] + (-1,))
@@ -91,11 +93,11 @@ def _prod_grad(g, self, result, dims, keepdim):
     others = (left * right).reshape(moved.shape)
     others = np.moveaxis(others, tuple(range(data.ndim - len(axes), data.ndim)), axes)
     del n
-    return gx * _make(np.ascontiguousarray(others))
+    return gx * xp.constant(np.ascontiguousarray(others))
 
 
 PROD = defop("ProdBackward0", lambda xp, a, dims, keepdim: a.prod(),
-             lambda g, self, result, dims, keepdim: _prod_grad(g, self, result, None, False),
+             lambda xp, g, self, result, dims, keepdim: _prod_grad(xp, g, self, result, None, False),
              saved=("self", "result", "dims", "keepdim"))
 PROD.node_cls._saved_names = ("self", "result")  # (torch's names)
 PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: a.prod(axis=dims, keepdims=keepdim),
@@ -104,26 +106,15 @@ PROD_DIM.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch'
 show_saved_as(PROD_DIM, "dim", lambda dims: dims[0])  # (prod takes one dim)
 
 
-def _evenly(g, self, result):
-    # the maximum's positions share the gradient; a nan maximum is at the nans (torch's evenly_distribute)
-    mask = (self == result).logical_or(self.isnan().logical_and(result.isnan()))
-    return mask * (g / mask.sum())
+def _evenly(xp, g, self, result):
+    """The maximum's (median's) positions share the gradient; a nan one is at the nans (torch's
+    evenly_distribute)."""
+    mask = xp.logical_or(self == result, xp.logical_and(xp.isnan(self), xp.isnan(result)))
+    return mask * (g / xp.sum(mask, dtype=xp.dtype_of(g)))  # (the count in g's dtype: no promotion)
 
 
 MAX_ALL = defop("MaxBackward1", lambda xp, a: a.max(), _evenly, saved=("self", "result"))
 MIN_ALL = defop("MinBackward1", lambda xp, a: a.min(), _evenly, saved=("self", "result"))
-
-
-def _select_back(grads, dim, keepdim, self_sym_sizes, indices):
-    from .indexing import scatter_into_zeros
-    g = grads[0]
-    if g is None:
-        return None
-    idx = indices
-    if not keepdim and self_sym_sizes:  # (a 0-d input's result is 0-d either way: gather/scatter take it so)
-        g = g.unsqueeze(dim)
-        idx = idx.unsqueeze(dim)
-    return scatter_into_zeros(self_sym_sizes, dim, idx, g)
 
 
 def _max_dim_fwd(xp, a, dim, keepdim, which):
@@ -139,23 +130,21 @@ def _max_dim_fwd(xp, a, dim, keepdim, which):
 
 
 MAX_DIM = defop("MaxBackward0", _max_dim_fwd,
-                lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
-                                                                                  result1),
+                select_back,
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
 MAX_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 MIN_DIM = defop("MinBackward0", _max_dim_fwd,
-                lambda grads, dim, keepdim, self_sym_sizes, result1: _select_back(grads, dim, keepdim, self_sym_sizes,
-                                                                                  result1),
+                select_back,
                 saved=("dim", "keepdim", "self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
 MIN_DIM.node_cls._saved_names = ("dim", "keepdim", "self_sym_sizes", "indices")  # (torch's names)
 
 
-def _amax_grad(g, self, result, dims, keepdim):
-    shape = self._data.shape
-    r = _grad_to_input(result, shape, dims, keepdim)
-    gx = _grad_to_input(g, shape, dims, keepdim)
+def _amax_grad(xp, g, self, result, dims, keepdim):
+    shape = self.shape
+    r = _grad_to_input(xp, result, shape, dims, keepdim)
+    gx = _grad_to_input(xp, g, shape, dims, keepdim)
     mask = self == r
-    return gx * mask / mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+    return gx * mask / xp.sum(mask, axis=dims if dims is not None else tuple(range(len(shape))), keepdims=True)
 
 
 AMAX = defop("AmaxBackward0", lambda xp, a, dims, keepdim: a.max(axis=dims, keepdims=keepdim), _amax_grad,
@@ -180,22 +169,22 @@ def _var_fwd(xp, a, dims, correction, keepdim):
         a.var(axis=dims, keepdims=keepdim)
 
 
-def _var_grad(g, self, dims, correction, keepdim):
-    shape = self._data.shape
+def _var_grad(xp, g, self, dims, correction, keepdim):
+    shape = self.shape
     n = _count(shape, dims)
-    gx = _grad_to_input(g, shape, dims, keepdim)
-    mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
+    gx = _grad_to_input(xp, g, shape, dims, keepdim)
+    mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
     return gx * (self - mean) * (2.0 / _dof(n, correction))
 
 
-def _std_grad(g, self, dims, correction, keepdim, result):
-    shape = self._data.shape
+def _std_grad(xp, g, self, dims, correction, keepdim, result):
+    shape = self.shape
     n = _count(shape, dims)
-    gx = _grad_to_input(g, shape, dims, keepdim)
-    rx = _grad_to_input(result, shape, dims, keepdim)
-    mean = self.mean(dims, keepdim=True) if dims is not None else self.mean()
+    gx = _grad_to_input(xp, g, shape, dims, keepdim)
+    rx = _grad_to_input(xp, result, shape, dims, keepdim)
+    mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
     flat = rx == 0  # a constant slice: torch's gradient is 0 there, not 0/0
-    return (gx * (self - mean) / (rx.masked_fill(flat, 1) * _dof(n, correction))).masked_fill(flat, 0)
+    return xp.where(flat, 0.0, gx * (self - mean) / (xp.where(flat, 1.0, rx) * _dof(n, correction)))
 
 
 def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
@@ -220,8 +209,8 @@ def _logsumexp_fwd(xp, a, dims, keepdim):
 
 
 LOGSUMEXP = defop("LogsumexpBackward0", _logsumexp_fwd,
-                  lambda g, self, result, dims, keepdim: _grad_to_input(g, self._data.shape, dims, keepdim) * (
-                      self - _grad_to_input(result, self._data.shape, dims, keepdim)).exp(),
+                  lambda xp, g, self, result, dims, keepdim: _grad_to_input(xp, g, self.shape, dims, keepdim) * xp.exp(
+                      self - _grad_to_input(xp, result, self.shape, dims, keepdim)),
                   saved=("self", "result", "dims", "keepdim"))
 LOGSUMEXP.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
 
@@ -241,23 +230,23 @@ def _norm_fwd(xp, a, p, dims, keepdim):
     return (x ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
 
 
-def _norm_grad(g, self, p, dims, keepdim, result):
-    shape = self._data.shape
-    gx = _grad_to_input(g, shape, dims, keepdim)
-    rx = _grad_to_input(result, shape, dims, keepdim)
+def _norm_grad(xp, g, self, p, dims, keepdim, result):
+    from .pointwise import SIGN  # (torch's sign: 0 at nan)
+    shape = self.shape
+    gx = _grad_to_input(xp, g, shape, dims, keepdim)
+    rx = _grad_to_input(xp, result, shape, dims, keepdim)
     if p == 0:  # a count of non-zeros: torch defines no gradient (None), not a zero one
         return None
     if p == 1:
-        return gx * self.sign()
+        return gx * xp.apply(SIGN, self)
     if p == 2:  # torch's (self / norm).masked_fill_(norm == 0, 0): its own derivative is nan at a zero norm
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return gx * (self / rx).masked_fill(rx == 0, 0)
+        return gx * xp.where(rx == 0, 0.0, self / rx)
     if p == float("inf") or p == float("-inf"):  # the gradient goes to the largest (smallest) |x|, shared
-        mask = self.abs() == rx
-        count = mask.sum(dims if dims is not None else tuple(range(len(shape))), keepdim=True)
+        mask = xp.abs(self) == rx
+        count = xp.sum(mask, axis=dims if dims is not None else tuple(range(len(shape))), keepdims=True)
         # (a nan norm matches no element: count 0, and torch's gradient is 0 there, not 0/0)
-        return gx * self.sign() * mask / count.masked_fill(count == 0, 1)
-    return gx * self * self.abs().pow(p - 2) / rx.pow(p - 1).masked_fill(rx == 0, float("inf"))
+        return gx * xp.apply(SIGN, self) * mask / xp.where(count == 0, 1, count)
+    return gx * self * xp.abs(self) ** (p - 2) / xp.where(rx == 0, float("inf"), rx ** (p - 1))
 
 
 NORM = defop("LinalgVectorNormBackward0", _norm_fwd, _norm_grad, saved=("self", "p", "dims", "keepdim", "result"))
@@ -301,17 +290,19 @@ def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
 
 
 SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
-                lambda g, result, dim: result * (g - (g * result).sum(dim, keepdim=True)), saved=("result", "dim"))
+                lambda xp, g, result, dim: result * (g - xp.sum(g * result, axis=dim, keepdims=True)),
+                saved=("result", "dim"))
 # The backward of log_softmax is one op (torch's _log_softmax_backward_data): one node and
 # one pass over the arrays instead of four, and still differentiable for double backward.
 LOG_SOFTMAX_BACKWARD = defop(
     "LogSoftmaxBackwardDataBackward0", _log_softmax_back_fwd,
-    (lambda gg, grad_output, output, dim: gg - (gg * output.exp()).sum(dim, keepdim=True),
-     lambda gg, grad_output, output, dim: -gg * grad_output.sum(dim, keepdim=True) * output.exp()),
+    (lambda xp, gg, grad_output, output, dim: gg - xp.sum(gg * xp.exp(output), axis=dim, keepdims=True),
+     lambda xp, gg, grad_output, output, dim: -gg * xp.sum(grad_output, axis=dim, keepdims=True) * xp.exp(output)),
     saved=("input0", "input1", "dim"), n_in=2)
 LOG_SOFTMAX_BACKWARD.node_cls._saved_names = ("grad_output", "output", "dim")
 LOG_SOFTMAX = defop("LogSoftmaxBackward0", _log_softmax_fwd,
-                    lambda g, result, dim: apply_binary(LOG_SOFTMAX_BACKWARD, g, result, (dim,)), saved=("result", "dim"))
+                    lambda xp, g, result, dim: xp.apply(LOG_SOFTMAX_BACKWARD, g, result, params=(dim,)),
+                    saved=("result", "dim"))
 
 
 # ----------------------------------------------------------------------------- public functions
@@ -556,4 +547,4 @@ def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 # (a 0-dim tensor is its own cumulative sum)
 CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a.ndim else a.copy(),
-               lambda g, dim: g.flip(dim).cumsum(dim).flip(dim) if g._data.ndim else g, saved=("dim",))
+               lambda xp, g, dim: xp.flip(xp.cumsum(xp.flip(g, dim), axis=dim), dim) if g.ndim else g, saved=("dim",))

@@ -2,9 +2,10 @@
 
 Like PyTorch's ``derivatives.yaml``, each entry names the grad_fn class torch shows
 (``MulBackward0``), what the backward needs saved, and one formula per differentiable
-input. Formulas are written with leafgrad ops, so the engine running them with grad
-mode on (``create_graph=True``) records the backward itself: higher-order gradients
-cost nothing extra. All introspection happens here, once, at import time.
+input. Formulas are written once against an array namespace ``xp`` (``_ops/xp.py``): the
+engine runs them on raw arrays when no graph of the backward is wanted, and on leafgrad
+Tensors with grad mode on (``create_graph=True``), so the backward records itself and
+higher-order gradients cost nothing extra. All introspection happens here, once.
 
 Saved names follow torch's: ``self``/``other``/``input<i>`` are inputs, ``result`` /
 ``result<i>`` outputs, ``self_sym_sizes`` / ``input<i>_sizes`` input shapes, and any
@@ -17,9 +18,10 @@ from typing import Callable, Sequence
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from .xp import TENSORS, array_namespace
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
-__all__ = ["OpDef", "OpNode", "defop", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of",
+__all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of",
            "show_saved_as", "unsigned_int64"]
 
 _new = object.__new__
@@ -87,108 +89,165 @@ _AS_TORCH_SHOWS = {
 
 
 class OpNode(Node, metaclass=_OpNodeType):
-    """A recorded call of a ``defop`` op. Subclasses are made per op by :func:`defop`."""
+    """A recorded call of a ``defop`` op. Subclasses are made per op by :func:`defop`.
+
+    ``apply`` runs the formulas on Tensors (the ``TENSORS`` namespace: recorded when grad mode
+    is on, for ``create_graph=True``), ``apply_raw`` on the raw arrays themselves.
+    """
 
     __slots__ = ("_saved",)
     _formulas: tuple = ()
     _saved_names: tuple = ()
     _multi: bool = False
     _variadic: bool = False
+    _operand_slots: tuple = ()  # the saved values that are forward inputs (see release_variables)
+    _raw: bool = True  # every formula takes ``xp``: it can run on raw arrays
 
     def apply(self, grads: list) -> list:
-        g = grads if self._multi else grads[0]
-        edges = self.next_functions
-        formulas = self._formulas
-        if len(formulas) == 1 and not self._variadic:  # one input (exp, tanh, sum, ...): no loop
-            f = formulas[0]
-            if f is None or edges[0][0] is None:
-                return [None]
-            saved = self._saved
-            if len(saved) == 1:
-                v = saved[0]
-                return [f(g, v.unpack(self) if v.__class__ is SavedTensor else v)]
-            return [_call(f, g, _saved_values(self))]
-        vals = _saved_values(self)
-        if len(formulas) == 2:  # two inputs (add, mul, mm, tensor-by-number ops): no loop, no list to grow
-            f0, f1 = formulas
-            r0 = r1 = None
-            if len(vals) == 2:
-                v0, v1 = vals
-                if f0 is not None and edges[0][0] is not None:
-                    r0 = f0(g, v0, v1)
-                if f1 is not None and edges[1][0] is not None:
-                    r1 = f1(g, v0, v1)
-            else:
-                if f0 is not None and edges[0][0] is not None:
-                    r0 = _call(f0, g, vals)
-                if f1 is not None and edges[1][0] is not None:
-                    r1 = _call(f1, g, vals)
-            return [r0, r1]
-        if self._variadic:
-            f = formulas[0]
-            return [None if nxt is None else f(g, i, *vals) for i, (nxt, _) in enumerate(edges)]
-        n = len(vals)
-        out = []
-        for f, (nxt, _) in zip(formulas, edges):  # (_call written out: this is the hot loop)
-            if nxt is None or f is None:
-                out.append(None)
-            elif n == 2:
-                out.append(f(g, vals[0], vals[1]))
-            elif n == 1:
-                out.append(f(g, vals[0]))
-            else:
-                out.append(f(g, *vals))
-        return out
+        return _run(self, grads if self._multi else grads[0], TENSORS, _saved_values(self))
+
+    def apply_raw(self, grads: list) -> list:
+        if not self._raw:
+            return _apply_via_tensors(self, grads)
+        if self._multi:
+            for g in grads:
+                if g is not None:
+                    break
+            return _run(self, grads, _namespace_of(g), _saved_arrays(self))
+        g = grads[0]
+        return _run(self, g, _namespace_of(g), _saved_arrays(self))
 
     def apply_masked(self, grads: list, wanted) -> list:
-        """Run the formulas of the inputs flagged in ``wanted`` (CopySlices picks its own)."""
-        vals = _saved_values(self)
-        g = grads if self._multi else grads[0]
-        if self._variadic:
-            f = self._formulas[0]
-            return [f(g, i, *vals) if w else None for i, w in enumerate(wanted)]
-        return [f(g, *vals) if w and f is not None else None for f, w in zip(self._formulas, wanted)]
+        """Run the formulas of the inputs flagged in ``wanted`` on Tensors (CopySlices picks its own)."""
+        return _run_masked(self, grads, wanted, TENSORS, _saved_values(self))
+
+    def apply_masked_raw(self, grads: list, wanted) -> list:
+        """``apply_masked`` on raw arrays (CopySlices' ``apply_raw``); formulas not yet on ``xp`` go through Tensors."""
+        if not self._raw:
+            return [None if r is None else r._data for r in
+                    self.apply_masked([None if g is None else _make(g) for g in grads], wanted)]
+        xp = _namespace_of(next(g for g in grads if g is not None))
+        return _run_masked(self, grads, wanted, xp, _saved_arrays(self))
 
     def release_variables(self, site=None) -> None:
         freed = site or True
-        for s in self._saved:
+        saved = self._saved
+        for s in saved:
             if s.__class__ is SavedTensor:  # (SavedTensor.release, written out: runs per node per backward)
                 s._tensor = s._data = None
                 s._freed_site = freed
+        for k in self._operand_slots:
+            v = saved[k]
+            if v is not None and v.__class__ is not SavedTensor:
+                # a Python number operand (``x * 3``): torch saves it as a 0-d tensor and frees it
+                # with the graph, so a second backward through this node is refused there too
+                saved = self._saved = list(saved)
+                saved[k] = _freed_operand(freed)
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
         return [(n, s) for n, s in zip(self._saved_names, self._saved) if s.__class__ is SavedTensor]
 
 
+def _run(node: OpNode, g, xp, vals: tuple) -> list:
+    """Each input's formula ``f(xp, g, *vals)``, for the inputs whose edge wants a gradient.
+
+    The common shapes (one input; two inputs with two saved values) are written out:
+    in CPython a star-call costs about as much as a small NumPy op, and this runs for
+    every node of every backward.
+    """
+    edges = node.next_functions
+    formulas = node._formulas
+    n = len(vals)
+    if len(formulas) == 1 and not node._variadic:  # one input (exp, tanh, sum, ...): no loop
+        f = formulas[0]
+        if f is None or edges[0][0] is None:
+            return [None]
+        if n == 1:
+            return [f(xp, g, vals[0])]
+        if n == 2:
+            return [f(xp, g, vals[0], vals[1])]
+        return [f(xp, g, *vals)]
+    if len(formulas) == 2:  # two inputs (add, mul, mm, tensor-by-number ops): no loop, no list to grow
+        f0, f1 = formulas
+        r0 = r1 = None
+        if n == 2:
+            v0, v1 = vals
+            if f0 is not None and edges[0][0] is not None:
+                r0 = f0(xp, g, v0, v1)
+            if f1 is not None and edges[1][0] is not None:
+                r1 = f1(xp, g, v0, v1)
+        else:
+            if f0 is not None and edges[0][0] is not None:
+                r0 = f0(xp, g, *vals)
+            if f1 is not None and edges[1][0] is not None:
+                r1 = f1(xp, g, *vals)
+        return [r0, r1]
+    if node._variadic:
+        f = formulas[0]
+        return [None if nxt is None else f(xp, g, i, *vals) for i, (nxt, _) in enumerate(edges)]
+    return [None if nxt is None or f is None else f(xp, g, *vals) for f, (nxt, _) in zip(formulas, edges)]
+
+
+def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
+    g = grads if node._multi else grads[0]
+    if node._variadic:
+        f = node._formulas[0]
+        return [f(xp, g, i, *vals) if w else None for i, w in enumerate(wanted)]
+    return [f(xp, g, *vals) if w and f is not None else None for f, w in zip(node._formulas, wanted)]
+
+
+def _freed_operand(site) -> SavedTensor:
+    """A saved number operand after its graph was freed: reading it raises torch's
+    "backward through the graph a second time" error, naming where the graph was freed."""
+    s = _new(SavedTensor)
+    s._tensor = s._data = s._vc = s._site = None
+    s._version = s._output_nr = 0
+    s._is_output = s._requires_grad = False
+    s._freed_site = site
+    return s
+
+
 def _apply_one(self: OpNode, grads: list) -> list:
-    """``OpNode.apply`` for a differentiable one-input, one-output op (exp, tanh, sum, views, ...):
-    the node class of such an op gets this as its ``apply`` at ``defop``, so the engine's
-    call skips the general method's tests of the op's shape."""
+    """``OpNode.apply_raw`` for a differentiable one-input, one-output op (exp, tanh, sum, views, ...)
+    whose formula runs on arrays: the node class of such an op gets this at ``defop``, so the
+    engine's call skips the general method's tests of the op's shape."""
     if self.next_functions[0][0] is None:  # (an inner node of CopySlices can lack its input's edge)
         return [None]
+    g = grads[0]
+    xp = _NAMESPACES.get(g.__class__)
+    if xp is None:
+        xp = _namespace_of(g)
     saved = self._saved
     if len(saved) == 1:
         v = saved[0]
-        return [self._formulas[0](grads[0], v.unpack(self) if v.__class__ is SavedTensor else v)]
-    return [_call(self._formulas[0], grads[0], _saved_values(self))]
+        return [self._formulas[0](xp, g, v.unpack_data(self) if v.__class__ is SavedTensor else v)]
+    return [self._formulas[0](xp, g, *_saved_arrays(self))]
 
 
-def _call(f, g, vals: tuple):
-    """``f(g, *vals)``, called directly for up to two values: in CPython a star-call costs
-    about as much as a small NumPy op, and formulas run for every node of every backward."""
-    n = len(vals)
-    if n == 1:
-        return f(g, vals[0])
-    if n == 2:
-        return f(g, vals[0], vals[1])
-    if n == 0:
-        return f(g)
-    return f(g, *vals)
+# array type -> the ArrayNamespace formulas get for it (filled from the backends on first use)
+_NAMESPACES: dict = {}
+
+
+def _namespace_of(arr):
+    xp = _NAMESPACES.get(arr.__class__)
+    if xp is None:
+        xp = _NAMESPACES[arr.__class__] = array_namespace(_BY_ARRAY_TYPE[arr.__class__].xp)
+    return xp
+
+
+def _apply_via_tensors(node: Node, grads: list) -> list:
+    """``apply_raw`` for a node whose backward takes Tensors (``autograd.Function``, CopySlices,
+    a formula not yet written against ``xp``): wrap the arrays, run it, unwrap."""
+    outs = node.apply([None if g is None else _make(g) for g in grads])
+    return [None if r is None else r._data for r in outs]
+
+
+Node.apply_raw = _apply_via_tensors
 
 
 def _saved_values(node: OpNode) -> tuple:
-    """The node's saved values as its formulas take them: SavedTensors unpacked (and checked).
+    """The node's saved values as its formulas take them on Tensors: SavedTensors unpacked (and checked).
 
     Written out for up to two values (nearly every op): no comprehension frame per node.
     """
@@ -203,6 +262,25 @@ def _saved_values(node: OpNode) -> tuple:
         a, b = saved
         return (a.unpack(node) if a.__class__ is SavedTensor else a, b.unpack(node) if b.__class__ is SavedTensor else b)
     return tuple([s.unpack(node) if s.__class__ is SavedTensor else s for s in saved])
+
+
+def _saved_arrays(node: OpNode) -> tuple:
+    """The node's saved values for its formulas on arrays: SavedTensors checked, as their arrays."""
+    saved = node._saved
+    n = len(saved)
+    if n == 0:
+        return ()
+    if n == 1:
+        a = saved[0]
+        return (a.unpack_data(node) if a.__class__ is SavedTensor else a,)
+    if n == 2:
+        a, b = saved
+        return (a.unpack_data(node) if a.__class__ is SavedTensor else a,
+                b.unpack_data(node) if b.__class__ is SavedTensor else b)
+    return tuple([s.unpack_data(node) if s.__class__ is SavedTensor else s for s in saved])
+
+
+ALL_OPS: list = []  # every OpDef, in the order of definition (for the tests and the coverage tools)
 
 
 class OpDef:
@@ -221,12 +299,13 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
           diff_outputs: Sequence[bool] | None = None, variadic: bool = False) -> OpDef:
     """Register an op.
 
-    ``forward(xp, *arrays, *params)`` computes on raw arrays; ``grads[i](grad, *saved)``
-    returns the gradient for input ``i`` as a leafgrad Tensor (or None). With ``n_out > 1``
-    the formulas receive the list of output grads (None where an output got no grad);
-    ``n_out=-1`` means the forward decides how many (split, unbind). A ``variadic`` op
-    (cat, stack) takes ``forward(xp, arrays, *params)`` and one formula
-    ``grad(g, input_index, *saved)`` shared by all inputs.
+    ``forward(xp, *arrays, *params)`` computes on raw arrays; ``grads[i](xp, grad, *saved)``
+    returns the gradient for input ``i`` (or None), written against the namespace ``xp``
+    (see ``_ops/xp.py``): the engine runs it on raw arrays, or on Tensors when a graph of the
+    backward is wanted. With ``n_out > 1`` the formulas receive the list of output grads (None
+    where an output got no grad); ``n_out=-1`` means the forward decides how many (split,
+    unbind). A ``variadic`` op (cat, stack) takes ``forward(xp, arrays, *params)`` and one
+    formula ``grad(xp, g, input_index, *saved)`` shared by all inputs.
     """
     code = forward.__code__
     sig = list(code.co_varnames[1:code.co_argcount])  # drop xp
@@ -256,14 +335,17 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     attrs = {}
     if "::" in grad_fn:  # torch's C++-only nodes: class CopyBackwards, name() "torch::autograd::CopyBackwards"
         attrs["name"] = lambda self, _n=grad_fn: _n
-    if n_in == 1 and n_out == 1 and not variadic and grads[0] is not None:
-        attrs["apply"] = _apply_one
+    raw = all(f is None or _takes_xp(f) for f in grads)
+    if n_in == 1 and n_out == 1 and not variadic and grads[0] is not None and raw:
+        attrs["apply_raw"] = _apply_one
     node_cls = type(grad_fn.rsplit("::", 1)[-1], (OpNode,), {**attrs,
-        "__slots__": (), "_formulas": tuple(grads), "_saved_names": tuple(saved), "_multi": n_out != 1,
-        "_variadic": variadic,
+        "__slots__": (), "_formulas": tuple(_as_xp_formula(f) for f in grads), "_saved_names": tuple(saved),
+        "_multi": n_out != 1, "_variadic": variadic, "_raw": raw,
         "__module__": "leafgrad.autograd.functions"})
+    node_cls._operand_slots = tuple(k for k, (kind, _) in enumerate(spec) if kind == 0)
     _install_saved_properties(node_cls)
     op = OpDef()
+    ALL_OPS.append(op)
     op.name = grad_fn
     op.node_cls = node_cls
     op.forward = forward
@@ -283,6 +365,33 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     # (common cases needing no loop per recorded node: set with op.saved)
     op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = False
     return op
+
+
+def set_formulas(op: OpDef, grads: Sequence[Callable | None]) -> None:
+    """Give ``op`` its backward formulas after ``defop`` (for a formula that must name an op
+    defined after this one, as a backward op's own backward names the loss it came from)."""
+    op.formulas = tuple(grads)
+    cls = op.node_cls
+    raw = all(f is None or _takes_xp(f) for f in grads)
+    type.__setattr__(cls, "_formulas", tuple(_as_xp_formula(f) for f in grads))
+    type.__setattr__(cls, "_raw", raw)
+    if "apply_raw" in vars(cls) and not raw:
+        type.__delattr__(cls, "apply_raw")
+    op.saved = None  # (which inputs read which saved value: worked out again on first recording)
+
+
+def _takes_xp(f) -> bool:
+    """Is ``f`` written against an array namespace (its first parameter named ``xp``)?"""
+    code = getattr(f, "__code__", None)
+    return code is not None and code.co_argcount > 0 and code.co_varnames[0] == "xp"
+
+
+def _as_xp_formula(f):
+    """A formula as the node calls it, ``f(xp, g, *saved)``. A formula still written on Tensors
+    alone (no ``xp``) is called without it, and only ever on Tensors (the node's ``_raw`` is False)."""
+    if f is None or _takes_xp(f):
+        return f
+    return lambda xp, *args: f(*args)
 
 
 def _resolve_saved(op: OpDef) -> tuple:
@@ -329,7 +438,7 @@ def _needed_by(formulas, n_saved: int, variadic: bool) -> tuple:
         code = getattr(f, "__code__", None)
         if code is None:
             return (None,) * n_saved
-        offset = 2 if variadic else 1  # (grad, [index,] *saved)
+        offset = (2 if variadic else 1) + _takes_xp(f)  # ([xp,] grad, [index,] *saved)
         params = code.co_varnames[offset:code.co_argcount]
         import dis
         loaded = {ins.argval for ins in dis.get_instructions(f) if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF"))}

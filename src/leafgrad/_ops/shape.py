@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
 
 _make = Tensor._make
@@ -41,11 +42,16 @@ def _view_fwd(xp, a, shape):
     return a.reshape(shape, copy=False)
 
 
-VIEW = defop("ViewBackward0", _view_fwd, lambda g, self_sym_sizes: g.reshape(self_sym_sizes),
-             saved=("self_sym_sizes",), view=True)
-UNSAFE_VIEW = defop("UnsafeViewBackward0", lambda xp, a, shape: a.reshape(shape),
-                    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",))
-ALIAS = defop("AliasBackward0", lambda xp, a: a.view(), lambda g: g, view=True)
+def _unview(xp, g, self_sym_sizes):
+    """The backward of every view that only reshapes (view, squeeze, reshape's alias): the gradient
+    reshaped back, itself a view on arrays."""
+    return g.reshape(self_sym_sizes)
+
+
+VIEW = defop("ViewBackward0", _view_fwd, _unview, saved=("self_sym_sizes",), view=True)
+UNSAFE_VIEW = defop("UnsafeViewBackward0", lambda xp, a, shape: a.reshape(shape), _unview,
+                    saved=("self_sym_sizes",))
+ALIAS = defop("AliasBackward0", lambda xp, a: a.view(), lambda xp, g: g, view=True)
 
 
 def view(input: Tensor, *shape) -> Tensor:
@@ -117,9 +123,9 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 
 TRANSPOSE = defop("TransposeBackward0", lambda xp, a, d0, d1: xp.swapaxes(a, d0, d1),
-                  lambda g, d0, d1: g.transpose(d0, d1), saved=("d0", "d1"), view=True)
+                  lambda xp, g, d0, d1: xp.swapaxes(g, d0, d1), saved=("d0", "d1"), view=True)
 TRANSPOSE.node_cls._saved_names = ("dim0", "dim1")  # (torch's names)
-T = defop("TBackward0", lambda xp, a: a.T, lambda g: g.t(), view=True)
+T = defop("TBackward0", lambda xp, a: a.T, lambda xp, g: xp.apply(T, g), view=True)  # (torch's t(): TBackward0)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -145,7 +151,7 @@ def _inverse_perm(dims) -> tuple:
 
 
 PERMUTE = defop("PermuteBackward0", lambda xp, a, dims: a.transpose(dims),
-                lambda g, dims: g.permute(_inverse_perm(dims)), saved=("dims",), view=True)
+                lambda xp, g, dims: xp.transpose(g, _inverse_perm(dims)), saved=("dims",), view=True)
 
 
 def permute(input: Tensor, *dims) -> Tensor:
@@ -174,17 +180,17 @@ def movedim(input: Tensor, source, destination) -> Tensor:
 
 
 SQUEEZE = defop("SqueezeBackward0", lambda xp, a: a.reshape(tuple(s for s in a.shape if s != 1)),
-                lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+                _unview, saved=("self_sym_sizes",), view=True)
 SQUEEZE_DIM = defop("SqueezeBackward1", lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1:])
                     if a.shape[dim] == 1 else a.view(),
-                    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+                    _unview, saved=("self_sym_sizes",), view=True)
 # what torch records for the squeeze inside matmul(vector, matrix)
 SQUEEZE_MATMUL = defop("SqueezeBackward4", lambda xp, a, dims: a.reshape(
     tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))),
-    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+    _unview, saved=("self_sym_sizes",), view=True)
 SQUEEZE_DIMS = defop("SqueezeBackward2", lambda xp, a, dims: a.reshape(
     tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))),
-    lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+    _unview, saved=("self_sym_sizes",), view=True)
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
@@ -197,7 +203,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
 
 
 UNSQUEEZE = defop("UnsqueezeBackward0", lambda xp, a, dim: xp.expand_dims(a, dim),
-                  lambda g, dim: g.squeeze(dim), saved=("dim",), view=True)
+                  lambda xp, g, dim: xp.squeeze(g, dim), saved=("dim",), view=True)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -206,7 +212,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 # expand's gradient is the sum over the broadcast dims: the engine reduces it, as for any
 # broadcasting op, so the formula is the identity.
-EXPAND = defop("ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape), lambda g: g, view=True)
+EXPAND = defop("ExpandBackward0", lambda xp, a, shape: xp.broadcast_to(a, shape), lambda xp, g: g, view=True)
 EXPAND.node_cls._saved_self_sym_sizes = property(lambda node: node._in_meta[0][0])  # (torch's saved shape)
 
 
@@ -250,19 +256,21 @@ def _slice_fwd(xp, a, dim, start, end, step):
     return a[key]
 
 
-def _embed(g: Tensor, shape, key) -> Tensor:
-    from .indexing import embed_basic
-    return embed_basic(g, shape, key)
-
-
+# (their gradients are written into zeros: SliceBackwardBackward0 / SelectBackwardBackward0, as torch's)
 SLICE = defop("SliceBackward0", _slice_fwd,
-              lambda g, self_sym_sizes, dim, start, end, step: _embed(
-                  g, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),)),
+              lambda xp, g, self_sym_sizes, dim, start, end, step: xp.apply(
+                  SLICE_BACKWARD, g, params=(self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),))),
               saved=("self_sym_sizes", "dim", "start", "end", "step"), view=True)
 # the trailing Ellipsis makes NumPy return a 0-d view rather than a scalar copy
 SELECT = defop("SelectBackward0", lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
-               lambda g, self_sym_sizes, dim, index: _embed(g, self_sym_sizes, (slice(None),) * dim + (index,)),
+               lambda xp, g, self_sym_sizes, dim, index: xp.apply(
+                   SELECT_BACKWARD, g, params=(self_sym_sizes, (slice(None),) * dim + (index,))),
                saved=("self_sym_sizes", "dim", "index"), view=True)
+
+
+def narrow_xp(xp, a, dim: int, start: int, length: int):
+    """``narrow`` inside a backward formula, on either interpreter (a SliceBackward0 on Tensors)."""
+    return xp.apply(SLICE, a, params=(dim, start, start + length, 1))
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -312,13 +320,9 @@ def _diagonal_fwd(xp, a, offset, dim1, dim2):
 
 
 DIAGONAL = defop("DiagonalBackward0", _diagonal_fwd,
-                 lambda g, self_sym_sizes, offset, dim1, dim2: _diag_back(g, self_sym_sizes, offset, dim1, dim2),
+                 lambda xp, g, self_sym_sizes, offset, dim1, dim2: xp.apply(
+                     DIAG_EMBED_INTO, g, params=(self_sym_sizes, offset, dim1, dim2)),
                  saved=("self_sym_sizes", "offset", "dim1", "dim2"), view=True)
-
-
-def _diag_back(g, shape, offset, d1, d2):
-    from .indexing import diag_embed_into
-    return diag_embed_into(g, shape, offset, d1, d2)
 
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
@@ -329,7 +333,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return apply(DIAGONAL, (input,), (offset, d1, d2))
 
 
-FLIP = defop("FlipBackward0", lambda xp, a, dims: xp.flip(a, dims).copy(), lambda g, dims: g.flip(dims),
+FLIP = defop("FlipBackward0", lambda xp, a, dims: xp.flip(a, dims).copy(), lambda xp, g, dims: xp.flip(g, dims),
              saved=("dims",))
 
 
@@ -338,11 +342,11 @@ def flip(input: Tensor, *dims) -> Tensor:
     return apply(FLIP, (input,), (tuple(_wrap_dim(d, input._data.ndim) for d in dims),))
 
 
-def _cat_back(g, i, dim, sizes):
+def _cat_back(xp, g, i, dim, sizes):
     start = 0
     for s in sizes[:i]:
         start += s
-    return g.narrow(dim, start, sizes[i])
+    return narrow_xp(xp, g, dim, start, sizes[i])
 
 
 def _legacy_empty(a) -> bool:
@@ -358,7 +362,7 @@ def _cat_fwd(xp, arrays, dim, sizes):
 CAT = defop("CatBackward0", _cat_fwd, _cat_back, saved=("dim", "sizes"), variadic=True)
 CAT.node_cls._saved_names = ("dim",)  # (torch's names)
 STACK = defop("StackBackward0", lambda xp, arrays, dim: xp.stack(arrays, axis=dim),
-              lambda g, i, dim: g.select(dim, i), saved=("dim",), variadic=True)
+              lambda xp, g, i, dim: xp.apply(SELECT, g, params=(dim, i)), saved=("dim",), variadic=True)
 
 
 def _tensors(tensors, name: str) -> tuple:
@@ -419,10 +423,11 @@ def vstack(tensors) -> Tensor:
     return cat([t if t._data.ndim > 1 else t.reshape(1, -1) for t in _tensors(tensors, "torch.vstack")], 0)
 
 
-def _zeros_for(g_list, shapes, ref):
+def _zeros_for(xp, g_list, shapes, ref):
     """Fill in zeros for outputs that received no gradient (the engine's list may be short)."""
     g_list = list(g_list) + [None] * (len(shapes) - len(g_list))
-    return [g if g is not None else _make(np.zeros(s, dtype=ref._data.dtype)) for g, s in zip(g_list, shapes)]
+    dtype = xp.dtype_of(ref)
+    return [g if g is not None else xp.zeros(s, dtype=dtype) for g, s in zip(g_list, shapes)]
 
 
 def _first(grads):
@@ -432,10 +437,10 @@ def _first(grads):
     return None
 
 
-def _split_back(grads, dim, split_sizes, self_sym_sizes):
+def _split_back(xp, grads, dim, split_sizes, self_sym_sizes):
     ref = _first(grads)
     shapes = [self_sym_sizes[:dim] + (s,) + self_sym_sizes[dim + 1:] for s in split_sizes]
-    return cat(_zeros_for(grads, shapes, ref), dim)
+    return xp.concatenate(_zeros_for(xp, grads, shapes, ref), axis=dim)
 
 
 def _split_fwd(xp, a, dim, split_sizes):
@@ -508,10 +513,10 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
     return tuple(pieces)
 
 
-def _unbind_back(grads, dim, self_sym_sizes):
+def _unbind_back(xp, grads, dim, self_sym_sizes):
     ref = _first(grads)
     shape = self_sym_sizes[:dim] + self_sym_sizes[dim + 1:]
-    return stack(_zeros_for(grads, [shape] * self_sym_sizes[dim], ref), dim)
+    return xp.stack(_zeros_for(xp, grads, [shape] * self_sym_sizes[dim], ref), axis=dim)
 
 
 UNBIND = defop("UnbindBackward0", lambda xp, a, dim: tuple(xp.moveaxis(a, dim, 0)), _unbind_back,
@@ -536,13 +541,13 @@ def _repeat_fwd(xp, a, repeats):
     return xp.tile(a.reshape((1,) * lead + a.shape), repeats)
 
 
-def _repeat_back(g, repeats, self_sym_sizes):
+def _repeat_back(xp, g, repeats, self_sym_sizes):
     lead = len(repeats) - len(self_sym_sizes)
     shape = (1,) * lead + tuple(self_sym_sizes)
     split_shape = []
     for r, s in zip(repeats, shape):
         split_shape += [r, s]
-    g = g.reshape(split_shape).sum(tuple(range(0, 2 * len(shape), 2)))
+    g = xp.sum(g.reshape(tuple(split_shape)), axis=tuple(range(0, 2 * len(shape), 2)))
     return g.reshape(self_sym_sizes)
 
 
@@ -568,8 +573,8 @@ def _roll_fwd(xp, a, shifts, dims):
 
 # torch's RollBackward0: the gradient rolls back by the same shifts
 ROLL = defop("RollBackward0", _roll_fwd,
-             lambda g, shifts, dims: apply(ROLL, (g,), (tuple(-s for s in shifts) if isinstance(shifts, tuple)
-                                                           else -shifts, dims)), saved=("shifts", "dims"))
+             lambda xp, g, shifts, dims: xp.apply(ROLL, g, params=(
+                 tuple(-s for s in shifts) if isinstance(shifts, tuple) else -shifts, dims)), saved=("shifts", "dims"))
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:

@@ -11,18 +11,18 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .indexing import _diag_embed_fwd, diag_embed_into
+from .indexing import DIAG_EMBED_INTO, _diag_embed_fwd
 from .inplace import broadcast_or_raise
 from .registry import apply, defop, show_saved_as, unsigned_int64 as _unsigned
-from .shape import _diagonal_fwd
+from .shape import DIAGONAL, _diagonal_fwd, _unview, narrow_xp
 
 __all__ = ["trace", "diag", "diag_embed", "cumprod", "logcumsumexp", "diff", "rot90", "fliplr", "flipud",
            "repeat_interleave", "take_along_dim", "tensordot", "kron", "meshgrid", "tril_indices", "triu_indices"]
 
 
-def _trace_back(g, self_sym_sizes):
+def _trace_back(xp, g, self_sym_sizes):
     n = min(self_sym_sizes)
-    return diag_embed_into(g.expand(n), self_sym_sizes, 0, 0, 1)
+    return xp.apply(DIAG_EMBED_INTO, xp.broadcast_to(g, (n,)), params=(self_sym_sizes, 0, 0, 1))
 
 
 # (NumPy's trace widens small integers as torch's sum does: int32 -> int64)
@@ -49,7 +49,8 @@ def _diag_embed_op_fwd(xp, a, offset, dim1, dim2):
 
 # (the dims are kept as given, and wrapped against the output's rank where used)
 DIAG_EMBED = defop("DiagEmbedBackward0", _diag_embed_op_fwd,
-                   lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2), saved=("offset", "dim1", "dim2"))
+                   lambda xp, g, offset, dim1, dim2: xp.apply(DIAGONAL, g, params=(offset, dim1 % g.ndim, dim2 % g.ndim)),
+                   saved=("offset", "dim1", "dim2"))
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -63,7 +64,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 # torch's diag of a matrix copies the diagonal out (diagonal_copy), under its own node name
 DIAG_COPY = defop("DiagonalBackward0_copy",
                   lambda xp, a, offset, dim1, dim2: _diagonal_fwd(xp, a, offset, dim1, dim2).copy(),
-                  lambda g, self_sym_sizes, offset, dim1, dim2: diag_embed_into(g, self_sym_sizes, offset, dim1, dim2),
+                  lambda xp, g, self_sym_sizes, offset, dim1, dim2: xp.apply(
+                      DIAG_EMBED_INTO, g, params=(self_sym_sizes, offset, dim1, dim2)),
                   saved=("self_sym_sizes", "offset", "dim1", "dim2"))
 for _op, _names in ((DIAG_EMBED, ("offset", "dim1", "dim2")), (DIAG_COPY, ("offset",))):
     for _name in _names:
@@ -92,35 +94,35 @@ def _cumprod_fwd(xp, a, dim):
     return xp.cumprod(a, axis=dim % a.ndim) if a.ndim else a.copy()
 
 
-def _cumprod_back(g, self, dim, result):
+def _cumprod_back(xp, g, self, dim, result):
     """derivatives.yaml's cumprod_backward: without zeros the gradient is a reversed cumulative sum
     divided by the input; with zeros, each position's gradient is built from the products that omit it
     (torch's differentiable O(n^2) form), which stays exact and is itself differentiable."""
+    from .reduction import CUMSUM, PROD_DIM
     x = self
-    if x._data.ndim == 0 or x._data.size <= 1:
+    if x.ndim == 0 or xp.numel(x) <= 1:
         return g
-    dim %= x._data.ndim
-    if not (x._data == 0).any():
+    dim %= x.ndim
+    if not xp.any(x == 0):
         w = g * result
-        return w.flip(dim).cumsum(dim).flip(dim) / x
-    from . import reduction as R
-    from . import shape as S
-    size = x._data.shape[dim]
-    ones_shape = list(x._data.shape)
+        return xp.flip(xp.apply(CUMSUM, xp.flip(w, dim), params=(dim,)), dim) / x
+    size = x.shape[dim]
+    ones_shape = list(x.shape)
     ones_shape[dim] = 1
-    ones = Tensor._make(np.ones(ones_shape, dtype=g._data.dtype)).expand(tuple(ones_shape))
+    ones = xp.ones(tuple(ones_shape), dtype=xp.dtype_of(g))
     parts = []
     for k in range(size):
         if k == 0:
-            omitted = S.cat([ones, cumprod(S.narrow(x, dim, 1, size - 1), dim)], dim)
+            omitted = xp.concatenate([ones, xp.apply(CUMPROD, narrow_xp(xp, x, dim, 1, size - 1), params=(dim,))],
+                                     axis=dim)
         elif k == size - 1:
-            omitted = R.prod(S.narrow(x, dim, 0, k), dim, True)
+            omitted = xp.apply(PROD_DIM, narrow_xp(xp, x, dim, 0, k), params=((dim,), True))
         else:
-            until_k = R.prod(S.narrow(x, dim, 0, k), dim, True)
-            from_k1 = cumprod(S.narrow(x, dim, k + 1, size - k - 1), dim)
-            omitted = S.cat([until_k, until_k.expand(from_k1.shape) * from_k1], dim)
-        parts.append((S.narrow(g, dim, k, size - k) * omitted).sum(dim))
-    return S.stack(parts, dim)
+            until_k = xp.apply(PROD_DIM, narrow_xp(xp, x, dim, 0, k), params=((dim,), True))
+            from_k1 = xp.apply(CUMPROD, narrow_xp(xp, x, dim, k + 1, size - k - 1), params=(dim,))
+            omitted = xp.concatenate([until_k, xp.broadcast_to(until_k, from_k1.shape) * from_k1], axis=dim)
+        parts.append(xp.sum(narrow_xp(xp, g, dim, k, size - k) * omitted, axis=dim))
+    return xp.stack(parts, axis=dim)
 
 
 CUMPROD = defop("CumprodBackward0", _cumprod_fwd, _cumprod_back, saved=("self", "dim", "result"))
@@ -136,26 +138,20 @@ def _logcumsumexp_fwd(xp, a, dim):
     return xp.logaddexp.accumulate(a, axis=dim % a.ndim) if a.ndim else a.copy()
 
 
-def _logcumsumexp_back(g, self, dim, result):
+def _logcumsumexp_back(xp, g, self, dim, result):
     """torch's logcumsumexp_backward: positive and negative parts of the gradient summed in log space
-    (a reversed logcumsumexp), so large inputs do not overflow."""
-    if self._data.ndim == 0:
+    (a reversed logcumsumexp), so large inputs do not overflow (the log of a zero grad is -inf: meant)."""
+    if self.ndim == 0:
         return g
-    dim %= self._data.ndim
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # (log of a zero grad is -inf: meant)
-        return _logcumsumexp_back_parts(g, self, dim, result)
-
-
-def _logcumsumexp_back_parts(g, self, dim, result):
-    from . import pointwise as P
-    lowest = Tensor._make(np.asarray(np.finfo(g._data.dtype).min, dtype=g._data.dtype))
-    log_abs = g.abs().log()
-    pos = P.where(g > 0, log_abs, lowest)
-    neg = P.where(g < 0, log_abs, lowest)
+    dim %= self.ndim
+    lowest = xp.scalar_like(float(np.finfo(xp.dtype_of(g)).min), g)
+    log_abs = xp.log(xp.abs(g))
+    pos = xp.where(g > 0, log_abs, lowest)
+    neg = xp.where(g < 0, log_abs, lowest)
 
     def rev(t):
-        return logcumsumexp(t.flip(dim), dim).flip(dim)
-    return (rev(pos - result) + self).exp() - (rev(neg - result) + self).exp()
+        return xp.flip(xp.apply(LOGCUMSUMEXP, xp.flip(t, dim), params=(dim,)), dim)
+    return xp.exp(rev(pos - result) + self) - xp.exp(rev(neg - result) + self)
 
 
 LOGCUMSUMEXP = defop("LogcumsumexpBackward0", _logcumsumexp_fwd, _logcumsumexp_back, saved=("self", "dim", "result"))
@@ -209,7 +205,8 @@ def _rot90_fwd(xp, a, k, dims):
     return xp.rot90(a, k, axes=tuple(d % a.ndim for d in dims)).copy()
 
 
-ROT90 = defop("Rot90Backward0", _rot90_fwd, lambda g, k, dims: rot90(g, -k, dims), saved=("k", "dims"))
+ROT90 = defop("Rot90Backward0", _rot90_fwd, lambda xp, g, k, dims: xp.apply(ROT90, g, params=(-k, dims)),
+              saved=("k", "dims"))
 # torch keeps the dims as given and shows them as unsigned 64-bit numbers (-1 -> 2**64 - 1)
 show_saved_as(ROT90, "dims", lambda dims: tuple(_unsigned(d) for d in dims))
 show_saved_as(ROT90, "k", _unsigned)
@@ -320,7 +317,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 
 RESHAPE_ALIAS = defop("ReshapeAliasBackward0", lambda xp, a, shape: a.reshape(shape, copy=False),
-                      lambda g, self_sym_sizes: g.reshape(self_sym_sizes), saved=("self_sym_sizes",), view=True)
+                      _unview, saved=("self_sym_sizes",), view=True)
 
 
 def _reshape(t: Tensor, shape: tuple) -> Tensor:

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim
-from .reduction import _check_nonempty, _evenly, _select_back
+from .indexing import select_back
+from .reduction import _check_nonempty, _evenly
 from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
@@ -126,29 +127,24 @@ def _cum_fwd(xp, a, dim, which):
     return xp.moveaxis(vals, 0, axis), xp.moveaxis(idx, 0, axis)
 
 
-def _selected_back(grads, dim, keepdim, self_sym_sizes, indices):
+def _kept_back(xp, grads, dim, self_sym_sizes, result1):
+    return select_back(xp, grads, _axis(dim, len(self_sym_sizes)), True, self_sym_sizes, result1)
+
+
+def _reduced_back(xp, grads, dim, keepdim, self_sym_sizes, result1):
     # (a 0-d input's grad and index are 0-d already: unsqueezing them would leave the double
-    # backward's gather a 1-d index into a 0-d grad)
-    return _select_back(grads, _axis(dim, len(self_sym_sizes)), keepdim or not self_sym_sizes, self_sym_sizes,
-                        indices)
+    # backward's gather a 1-d index into a 0-d grad; select_back leaves them so)
+    return select_back(xp, grads, _axis(dim, len(self_sym_sizes)), keepdim, self_sym_sizes, result1)
 
 
-def _kept_back(grads, dim, self_sym_sizes, result1):
-    return _selected_back(grads, dim, True, self_sym_sizes, result1)
-
-
-def _reduced_back(grads, dim, keepdim, self_sym_sizes, result1):
-    return _selected_back(grads, dim, keepdim, self_sym_sizes, result1)
-
-
-def _cum_back(grads, dim, result1, self):
+def _cum_back(xp, grads, dim, result1, self):
     g = grads[0]
     if g is None:
         return None
-    shape = self._data.shape
+    shape = tuple(self.shape)
     if 0 in shape:  # (torch hands back the empty input itself)
         return self
-    return _select_back(grads, _axis(dim, len(shape)), True, shape, result1)
+    return select_back(xp, grads, _axis(dim, len(shape)), True, shape, result1)
 
 
 def _selecting_op(name: str, forward, formula, saved: tuple):

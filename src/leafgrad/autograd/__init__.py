@@ -1,6 +1,7 @@
 """leafgrad.autograd: backward(), grad(), grad modes, Function, gradcheck, anomaly mode."""
 from __future__ import annotations
 
+import threading
 from typing import Sequence
 
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -17,13 +18,16 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
 # they cannot be imported at its top, and an import statement inside a function costs a
 # trip through importlib's Python code on every call.
 _LATE: list = []
+_LATE_LOCK = threading.Lock()
 
 
 def _late() -> list:
-    if not _LATE:
-        from .._tensor import Tensor
-        from .engine import run_backward
-        _LATE.extend((Tensor, run_backward))
+    # (under a lock: threads that start their first backward together must not both fill it)
+    with _LATE_LOCK:
+        if not _LATE:
+            from .._tensor import Tensor
+            from .engine import run_backward
+            _LATE.extend((Tensor, run_backward))
     return _LATE
 
 

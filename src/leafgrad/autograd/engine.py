@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import heapq
 import sys
+import threading
 
-from .._backend import _BY_ARRAY_TYPE, backend_for_array
+from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd
 from .grad_mode import STATE
@@ -22,9 +23,13 @@ from ..provenance import backward_site as _backward_site
 from .._creation import ones_like_array  # (the engine is imported on the first backward, after the ops)
 from .._ops.reduction import sum_dims
 
-__all__ = ["run_backward", "accumulate_into_leaf"]
+__all__ = ["run_backward", "accumulate_into_leaf", "accumulate_array"]
 
 _getrefcount = sys.getrefcount
+_make = Tensor._make
+# Leaf gradients are written under one lock: backward calls from several threads into the same
+# leaf add up exactly, as torch's AccumulateGrad does under its mutex.
+_ACCUMULATE = threading.Lock()
 
 
 def _gradient_edge(t: Tensor):
@@ -134,12 +139,16 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                     tensor=inp, index=i)
             capture_edges.append(_gradient_edge(inp))
     deps, needed = _collect(root_edges, capture_edges)
+    # The formulas run on raw arrays unless a graph of the backward is wanted (create_graph) or
+    # anomaly mode traces every node: gradients then flow as arrays, and Tensors are made only
+    # where user code sees a gradient (hooks, retain_grad, .grad, autograd.grad's results).
+    raw = not create_graph and not STATE.anomaly
 
     buffers: dict = {}
     for (fn, nr), (_, g) in zip(root_edges, roots):
         if needed is not None and fn not in needed:
             continue
-        _add_to_buffer(buffers, fn, nr, g, create_graph)
+        _add_to_buffer(buffers, fn, nr, g._data if raw else g)
 
     captured = {}
     capture_index = {}
@@ -163,94 +172,117 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     # one flag for what an ordinary backward never needs (captured inputs, a pruned graph,
     # anomaly mode): the common loop tests it once per node instead of three conditions
     special = bool(capture_index) or needed is not None or anomaly
+    array_types = _BY_ARRAY_TYPE
     # ``only`` holds the next node to run when it is the one node ready (a chain, the common
     # case): the heap would hand it back at once, so it skips the push and pop. As soon as a
     # second node is ready, both go on the heap in the order they became ready.
     only = None
     try:
-        while True:
-            if only is not None:
-                fn = only
-                only = None
-            elif heap:
-                fn = heappop(heap)[2]
-            else:
-                break
-            grads = buffers.pop(fn)
-            if fn.__class__ is AccumulateGrad:  # a leaf's sink: its hooks, then .grad
-                m = fn.variable._meta
-                if m is not None and m.hooks:
-                    grads = _call_pre_hooks(fn, grads)
-                if capture_index and fn in capture_index:
-                    _capture(fn, grads, capture_index, captured, inputs, False)
-                if accumulate:
-                    accumulate_into_leaf(fn.variable, grads[0])  # (AccumulateGrad.apply, one call less)
-                continue
-            if fn._extra is not None:
-                grads = _call_pre_hooks(fn, grads)
-            if special:
-                if capture_index and fn in capture_index:
-                    _capture(fn, grads, capture_index, captured, inputs, accumulate)
-                if needed is not None and fn not in needed:
+        with _quiet():  # (NumPy's warnings for inf/nan: torch's backward prints none)
+            while True:
+                if only is not None:
+                    fn = only
+                    only = None
+                elif heap:
+                    fn = heappop(heap)[2]
+                else:
+                    break
+                grads = buffers.pop(fn)
+                if fn.__class__ is AccumulateGrad:  # a leaf's sink: its hooks, then .grad
+                    var = fn.variable
+                    m = var._meta
+                    if raw:
+                        if (m is not None and m.hooks) or (capture_index and fn in capture_index):
+                            grads = _wrap(grads)  # (user code sees this gradient)
+                        elif accumulate:
+                            accumulate_array(var, grads[0])
+                            continue
+                    if m is not None and m.hooks:
+                        grads = _call_pre_hooks(fn, grads)
+                    if capture_index and fn in capture_index:
+                        _capture(fn, grads, capture_index, captured, inputs, False)
+                    if accumulate:
+                        accumulate_into_leaf(var, grads[0])  # (AccumulateGrad.apply, one call less)
                     continue
-                if anomaly:  # names the forward line of a failing node; stops at the first NaN
-                    from .anomaly import apply_traced
-                    outputs = apply_traced(fn, grads)
+                if fn._extra is not None:
+                    grads = _call_pre_hooks_raw(fn, grads) if raw else _call_pre_hooks(fn, grads)
+                if special:
+                    if capture_index and fn in capture_index:
+                        _capture(fn, _wrap(grads) if raw else grads, capture_index, captured, inputs, accumulate)
+                    if needed is not None and fn not in needed:
+                        continue
+                    if anomaly:  # names the forward line of a failing node; stops at the first NaN
+                        from .anomaly import apply_traced
+                        outputs = apply_traced(fn, grads)
+                    else:
+                        outputs = fn.apply_raw(grads) if raw else fn.apply(grads)
+                elif raw:
+                    outputs = fn.apply_raw(grads)
                 else:
                     outputs = fn.apply(grads)
-            else:
-                outputs = fn.apply(grads)
-            extra = fn._extra  # (read again: a hook may have registered another while running)
-            if extra is not None:
-                post = extra.get("post")
-                if post:
-                    outputs = _call_post_hooks(post, outputs, grads)
-            if freed_site is not None:
-                fn.release_variables(freed_site)
-            edges = fn.next_functions
-            if len(outputs) != len(edges):  # a node or hook returned too few: pad with None
-                outputs = list(outputs) + [None] * (len(edges) - len(outputs))
-            in_meta = fn._in_meta
-            i = -1
-            for nxt, nr in edges:
-                i += 1  # (a counter beats enumerate's tuple per edge)
-                if nxt is None or (needed is not None and nxt not in needed):
-                    continue
-                g = outputs[i]
-                if g is not None:
-                    meta = in_meta[i]
-                    d = g._data
-                    if d.shape != meta[0]:
-                        g = _reduce_to(g, meta[0], fn, i)
-                    if d.dtype is not meta[1] and d.dtype != meta[1]:
-                        g = g.to(_dtype_of(meta[1]))
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        if nr == 0:
-                            buffers[nxt] = [g]
-                        else:
-                            buf = buffers[nxt] = [None] * (nr + 1)
-                            buf[nr] = g
-                    else:
-                        if len(buf) <= nr:
-                            buf.extend([None] * (nr + 1 - len(buf)))
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                c = deps[nxt] - 1
-                deps[nxt] = c
-                if c == 0 and (g is not None or nxt in buffers):
-                    if only is None and not heap:
-                        only = nxt
+                extra = fn._extra  # (read again: a hook may have registered another while running)
+                if extra is not None:
+                    post = extra.get("post")
+                    if post:
+                        outputs = _call_post_hooks(post, outputs, grads, raw)
+                if freed_site is not None:
+                    fn.release_variables(freed_site)
+                edges = fn.next_functions
+                if len(outputs) != len(edges):  # a node or hook returned too few: pad with None
+                    outputs = list(outputs) + [None] * (len(edges) - len(outputs))
+                in_meta = fn._in_meta
+                i = -1
+                for nxt, nr in edges:
+                    i += 1  # (a counter beats enumerate's tuple per edge)
+                    if nxt is None or (needed is not None and nxt not in needed):
                         continue
-                    if only is not None:
-                        heappush(heap, (-only._seq, tie, only))
+                    g = outputs[i]
+                    if g is not None:
+                        meta = in_meta[i]
+                        if raw:
+                            if g.__class__ not in array_types:  # (NumPy gives scalars for 0-d results)
+                                g = _as_array(g)
+                            if g.shape != meta[0]:
+                                g = _reduce_array(g, meta[0], fn, i)
+                            if g.dtype is not meta[1] and g.dtype != meta[1]:
+                                g = g.astype(meta[1])
+                        else:
+                            d = g._data
+                            if d.shape != meta[0]:
+                                g = _reduce_to(g, meta[0], fn, i)
+                            if d.dtype is not meta[1] and d.dtype != meta[1]:
+                                g = g.to(_dtype_of(meta[1]))
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            if nr == 0:
+                                buffers[nxt] = [g]
+                            else:
+                                buf = buffers[nxt] = [None] * (nr + 1)
+                                buf[nr] = g
+                        else:
+                            if len(buf) <= nr:
+                                buf.extend([None] * (nr + 1 - len(buf)))
+                            old = buf[nr]
+                            if old is not None:
+                                g = old + g
+                                if raw and g.__class__ not in array_types:  # (0-d + 0-d is a NumPy scalar)
+                                    g = _as_array(g)
+                            buf[nr] = g
+                    c = deps[nxt] - 1
+                    deps[nxt] = c
+                    if c == 0 and (g is not None or nxt in buffers):
+                        if only is None and not heap:
+                            only = nxt
+                            continue
+                        if only is not None:
+                            heappush(heap, (-only._seq, tie, only))
+                            tie += 1
+                            only = None
+                        heappush(heap, (-nxt._seq, tie, nxt))
                         tie += 1
-                        only = None
-                    heappush(heap, (-nxt._seq, tie, nxt))
-                    tie += 1
-            # drop this frame's references to the gradients, so AccumulateGrad can tell a
-            # buffer nobody else holds (and adopt it) from a shared one (and copy it)
-            outputs = g = d = None
+                # drop this frame's references to the gradients, so AccumulateGrad can tell a
+                # buffer nobody else holds (and adopt it) from a shared one (and copy it)
+                outputs = g = d = grads = None
     finally:
         STATE.grad = prev_mode
         STATE.in_backward -= 1
@@ -267,6 +299,45 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 "that the output really is computed from this tensor.", tensor=inp, index=i)
         result.append(g)
     return tuple(result)
+
+
+def _wrap(grads: list) -> list:
+    """Gradients on raw arrays as Tensors, where user code is about to see them."""
+    return [None if g is None else _make(g) for g in grads]
+
+
+def _unwrap(grads) -> list:
+    return [None if g is None else g._data for g in grads]
+
+
+def _as_array(g):
+    """A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again."""
+    import numpy as np
+    return np.asarray(g)
+
+
+class _quiet:
+    """``np.errstate(all="ignore")`` for the backward loop, entered once per backward: an inf or a
+    nan in a gradient is a value, as in torch, never a printed RuntimeWarning."""
+
+    __slots__ = ("_old",)
+
+    def __enter__(self):
+        import numpy as np
+        self._old = np.seterr(all="ignore")
+
+    def __exit__(self, *exc) -> None:
+        import numpy as np
+        np.seterr(**self._old)
+
+
+def _call_pre_hooks_raw(fn, grads: list) -> list:
+    """``_call_pre_hooks`` for gradients on raw arrays: Tensors are made only when a hook (or a
+    ``retain_grad``) is there to see them."""
+    extra = fn._extra
+    if not (extra.get("tensor_pre") or extra.get("retains") or extra.get("pre")):
+        return grads
+    return _unwrap(_call_pre_hooks(fn, _wrap(grads)))
 
 
 def _capture(fn, grads, capture_index, captured, inputs, fill_grad: bool) -> None:
@@ -300,20 +371,35 @@ def _reduce_to(g: Tensor, shape: tuple, fn: Node, i: int) -> Tensor:
             "with the shape of the corresponding input.", node=fn, index=i)
     lead, ones = plan
     if not STATE.grad:  # a plain backward records nothing: the sums on the arrays themselves
-        d = g._data
-        add = _BY_ARRAY_TYPE[d.__class__].xp.add  # (its reduce directly: ndarray.sum is a Python wrapper)
-        if lead is not None:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
-            d = add.reduce(d, lead)
-        if ones is not None:
-            d = add.reduce(d, ones, None, None, True)
-        if d.__class__ is not g._data.__class__:  # (NumPy gives a scalar for a sum over every dim)
-            d = backend_for_array(g._data).xp.asarray(d)
-        return Tensor._make(d)
+        return _make(_sum_array(g._data, lead, ones))
     if lead is not None:  # create_graph: recorded, so the reduction has its own backward
         g = sum_dims(g, lead if lead.__class__ is tuple else (lead,))  # no keepdim: fresh array, no view
     if ones is not None:
         g = sum_dims(g, ones, True)
     return g
+
+
+def _reduce_array(d, shape: tuple, fn: Node, i: int):
+    """``_reduce_to`` for a gradient on a raw array."""
+    gs = d.shape
+    plan = _PLANS.get((gs, shape))
+    if plan is None:
+        plan = _plan_reduction(gs, shape)
+    if plan is _INCOMPATIBLE:
+        return _reduce_to(_make(d), shape, fn, i)._data  # (a reshape, or the error)
+    return _sum_array(d, plan[0], plan[1])
+
+
+def _sum_array(d, lead, ones):
+    add = _BY_ARRAY_TYPE[d.__class__].xp.add  # (its reduce directly: ndarray.sum is a Python wrapper)
+    cls = d.__class__
+    if lead is not None:  # (no keepdims: a fresh array, not a view, so .grad may adopt it)
+        d = add.reduce(d, lead)
+    if ones is not None:
+        d = add.reduce(d, ones, None, None, True)
+    if d.__class__ is not cls:  # (NumPy gives a scalar for a sum over every dim)
+        d = _BY_ARRAY_TYPE[cls].xp.asarray(d)
+    return d
 
 
 # (gradient shape, input shape) -> (leading axes to sum away, size-1 axes to sum keeping them),
@@ -349,14 +435,18 @@ def _numel(shape) -> int:
     return n
 
 
-def _add_to_buffer(buffers: dict, fn, nr: int, g: Tensor, create_graph: bool) -> None:
+def _add_to_buffer(buffers: dict, fn, nr: int, g) -> None:
     buf = buffers.get(fn)
     if buf is None:
         buf = buffers[fn] = [None] * (nr + 1)
     elif len(buf) <= nr:
         buf.extend([None] * (nr + 1 - len(buf)))
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    if old is not None:
+        g = old + g
+        if g.__class__ not in _BY_ARRAY_TYPE and not isinstance(g, Tensor):  # (0-d + 0-d is a NumPy scalar)
+            g = _as_array(g)
+    buf[nr] = g
 
 
 def _call_pre_hooks(fn, grads: list) -> list:
@@ -414,21 +504,60 @@ def _check_hook_grad(new, old: Tensor, fn) -> Tensor:
     return new
 
 
-def _call_post_hooks(post, outputs, grads):
-    outputs = list(outputs)
+def _call_post_hooks(post, outputs, grads, raw: bool = False):
+    outputs = _wrap(outputs) if raw else list(outputs)
+    grads = _wrap(grads) if raw else grads
     for h in list(post.values()):
         r = h(tuple(outputs), tuple(grads))
         if r is not None:
             outputs = list(r)
-    return outputs
+    return _unwrap(outputs) if raw else outputs
+
+
+def accumulate_array(var: Tensor, g) -> None:
+    """``accumulate_into_leaf`` for a gradient on a raw array (a plain backward, no hook on ``var``)."""
+    with _ACCUMULATE:
+        old = var._grad
+        if old is None:
+            var._grad = _make(g if _exclusive_array(g) else g.copy())
+        else:
+            od = old._data
+            if od.shape == g.shape and od.dtype == g.dtype and od.flags.writeable:
+                od += g
+                vc_of(old).v += 1
+            else:
+                var._grad = _make(od + g)
+    m = var._meta
+    if m is not None and m.post_acc_hooks:
+        for h in list(m.post_acc_hooks.values()):
+            h(var)
+
+
+def _exclusive_array(arr) -> bool:
+    """True when nothing but the engine holds ``arr``, so ``.grad`` may adopt it: expected
+    references are the engine's buffer list, ``accumulate_array``'s argument, this function's
+    argument and getrefcount's own (4). A user's tensor, a view or a saved copy adds one."""
+    if _getrefcount(arr) > 4 or arr.base is not None:
+        return False
+    flags = arr.flags  # (each read of .flags makes a new flags object)
+    return flags.writeable and flags.c_contiguous
 
 
 def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
     """Write or add ``g`` into ``var.grad`` exactly when torch would, stealing fresh buffers."""
+    with _ACCUMULATE:
+        _accumulate_tensor(var, g)
+    m = var._meta
+    if m is not None and m.post_acc_hooks:
+        for h in list(m.post_acc_hooks.values()):
+            h(var)
+
+
+def _accumulate_tensor(var: Tensor, g: Tensor) -> None:
     old = var._grad
     if old is None:
-        if STATE.grad:
-            var._grad = g
+        if STATE.grad:  # (create_graph: a copy of its own, recorded as torch's CopyBackwards when it has history)
+            var._grad = _recorded_copy(g)
         elif g._grad_fn is None and g._base is None and _exclusive(g):
             var._grad = g
         else:
@@ -442,22 +571,27 @@ def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
             var._grad = Tensor._make(od + g._data)
     else:
         var._grad = old + g
-    m = var._meta
-    if m is not None and m.post_acc_hooks:
-        for h in list(m.post_acc_hooks.values()):
-            h(var)
+
+
+def _recorded_copy(g: Tensor) -> Tensor:
+    """A fresh contiguous copy of ``g`` (never a view of it), as torch's accumulation makes one
+    under create_graph: ``empty_like(g).copy_(g)``, whose node is CopyBackwards."""
+    out = _make(g._data.copy())
+    if g._requires_grad:
+        out.copy_(g)  # (the same values again, now with history)
+    return out
 
 
 def _exclusive(g: Tensor) -> bool:
     """True when nothing but the engine holds ``g`` and its array, so ``.grad`` may adopt it.
 
     Expected references to ``g``: the engine's buffer list, accumulate_into_leaf's argument,
-    this function's argument and getrefcount's own (4); to its array: ``g``, the local
+    _accumulate_tensor's, this function's argument and getrefcount's own (5); to its array: ``g``, the local
     ``arr`` and getrefcount's (3). Any view, alias or user reference adds one, and then
     the gradient is copied, as torch does when a gradient is still referenced elsewhere.
     """
     arr = g._data
-    if _getrefcount(g) > 4 or arr.base is not None or _getrefcount(arr) > 3:
+    if _getrefcount(g) > 5 or arr.base is not None or _getrefcount(arr) > 3:
         return False
     flags = arr.flags  # (each read of .flags makes a new flags object)
     return flags.writeable and flags.c_contiguous

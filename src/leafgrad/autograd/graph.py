@@ -213,6 +213,14 @@ class SavedTensor:
             t._output_nr = 0
         return t
 
+    def unpack_data(self, node: Node | None = None):
+        """``unpack``'s checks, then the saved array itself: for formulas running on raw arrays."""
+        if self._freed_site is not None:
+            raise_backward_twice(node, self._freed_site)
+        if self._vc.v != self._version:
+            raise_saved_modified(self, node)
+        return self._data if self._is_output else self._tensor._data
+
     def shape_dtype(self) -> tuple:
         arr = self._data if self._is_output else (self._tensor._data if self._tensor is not None else None)
         return (None, None) if arr is None else (tuple(arr.shape), arr.dtype)

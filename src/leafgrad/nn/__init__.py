@@ -7,5 +7,6 @@ from .parameter import Buffer, Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from . import functional, init, utils  # noqa: F401
+from . import parallel  # noqa: F401  (DistributedDataParallel; MPI is imported only when a group starts)
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "utils"] + list(_modules_all)
+__all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils"] + list(_modules_all)

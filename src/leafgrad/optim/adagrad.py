@@ -25,10 +25,10 @@ class Adagrad(Optimizer):
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
         check_hyperparameters(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                               initial_accumulator_value=initial_accumulator_value, eps=eps)
-        check_implementation_flags(foreach, fused)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable, fused=fused))
+        check_implementation_flags(foreach, fused, differentiable)
         for group in self.param_groups:
             for param in group["params"]:
                 self.state[param] = self._new_state(param, group)
@@ -41,4 +41,7 @@ class Adagrad(Optimizer):
         decayed_lr = as_number(group["lr"]) / (1 + (state["step"].item() - 1) * group["lr_decay"])
         total = state["sum"]
         total.addcmul_(grad, grad)
-        param.addcdiv_(grad, total.sqrt().add_(group["eps"]), value=-decayed_lr)
+        root = total.sqrt()
+        # differentiable=True: out of place, the square root is saved for backward
+        root = root + group["eps"] if group["differentiable"] else root.add_(group["eps"])
+        param.addcdiv_(grad, root, value=-decayed_lr)

@@ -29,12 +29,16 @@ class Adam(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True: "
+                             "the foreach kernels take lr as a number; pass a float or foreach=False")
         check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        check_implementation_flags(foreach, fused)
+        _check_tensor_betas(betas, foreach, capturable)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))
+        check_implementation_flags(foreach, fused, differentiable)
 
     def _new_state(self, param: Tensor, group: dict) -> dict:
         state = {"step": step_counter(), "exp_avg": zeros_like(param), "exp_avg_sq": zeros_like(param)}
@@ -51,7 +55,35 @@ class Adam(Optimizer):
         square.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if group["amsgrad"]:
             largest = state["max_exp_avg_sq"]
-            largest.copy_(maximum(largest, square))
+            largest.copy_(maximum(largest.clone() if group["differentiable"] else largest, square))
             square = largest
+        if group["differentiable"]:
+            _differentiable_step(param, mean, square, state["step"], beta1, beta2, group)
+            return
         denom = square.sqrt().div_(math.sqrt(1 - beta2 ** t)).add_(group["eps"])
         param.addcdiv_(mean, denom, value=-as_number(group["lr"]) / (1 - beta1 ** t))
+
+
+def _differentiable_step(param: Tensor, mean: Tensor, square: Tensor, step: Tensor, beta1, beta2,
+                         group: dict) -> None:
+    """The step as torch's differentiable branch takes it: the bias corrections are 0-dim
+    tensors of the step counter's dtype (float32), and nothing saved for backward is
+    modified in place."""
+    step_size_neg = (group["lr"] / (1 - beta1 ** step)).neg()
+    correction2_sqrt = (1 - beta2 ** step).sqrt()
+    denom = (square.sqrt() / (correction2_sqrt * step_size_neg)).add_(group["eps"] / step_size_neg)
+    param.addcdiv_(mean.clone(), denom)
+
+
+def _check_tensor_betas(betas, foreach, capturable) -> None:
+    """Betas are two floats (an int is refused, as by torch) or two 1-element tensors, but
+    tensors not for the foreach kernels."""
+    if not any(all(isinstance(beta, kind) for beta in betas) for kind in (float, Tensor)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for index, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{index}] as a Tensor is not supported for capturable=False and "
+                                 "foreach=True: pass floats or foreach=False")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{index}] must be 1-element")

@@ -125,7 +125,10 @@ class LRScheduler:
                                "before creating the scheduler, or leave last_epoch at -1 for a fresh run.")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self._optimizer_steps_at_start = getattr(optimizer, "_steps_taken", 0)
+        # torch starts watching optimizer.step() when the first scheduler attaches to the optimizer,
+        # so a scheduler added later (SWALR after a warm-up schedule) does not warn
+        self._optimizer_steps_at_start = vars(optimizer).setdefault("_steps_when_first_scheduled",
+                                                                    getattr(optimizer, "_steps_taken", 0))
         self._in_step = False
         self._first_step()
 

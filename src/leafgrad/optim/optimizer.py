@@ -63,34 +63,51 @@ def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
 _NAMES_IN_ERRORS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
+class at_most:
+    """A hyperparameter bounded on both sides: ``0 <= value <= upper`` (Adadelta's ``rho``)."""
+
+    __slots__ = ("value", "upper")
+
+    def __init__(self, value, upper: float) -> None:
+        self.value, self.upper = value, upper
+
+
 def check_hyperparameters(**values) -> None:
     """Reject negative hyperparameters (and betas outside [0, 1)), in the order given.
 
     Each optimizer lists its hyperparameters in the order torch checks them, so the first
-    error reported is the same one torch reports.
+    error reported is the same one torch reports. A value wrapped in :class:`at_most` must
+    also not exceed its upper bound.
     """
     for name, value in values.items():
         if name == "betas":
             _check_betas(value)
             continue
+        upper = None
+        if isinstance(value, at_most):
+            value, upper = value.value, value.upper
         if isinstance(value, Tensor):
             if value.numel() != 1:
                 raise ValueError(f"Tensor {name} must be 1-element")
             value = value.item()
-        if value < 0.0:
+        if value < 0.0 or (upper is not None and value > upper):
             raise ValueError(f"Invalid {_NAMES_IN_ERRORS.get(name, name + ' value')}: {value}")
 
 
 def _check_betas(betas) -> None:
-    if isinstance(betas[0], Tensor) is not isinstance(betas[1], Tensor):
-        raise ValueError("betas must be either both floats or both Tensors")
     for index, beta in enumerate(betas):
         if not 0.0 <= beta < 1.0:
             raise ValueError(f"Invalid beta parameter at index {index}: {beta}")
 
 
-def check_implementation_flags(foreach, fused) -> None:
-    """``foreach`` and ``fused`` pick torch kernels; here they are accepted (one loop serves both)."""
+def check_implementation_flags(foreach, fused, differentiable: bool = False) -> None:
+    """``foreach`` and ``fused`` pick torch kernels; here they are accepted (one loop serves both).
+
+    Called after the groups are built, as torch checks these combinations then.
+    """
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`: the fused kernels record no graph; "
+                           "pass fused=False (or None) to differentiate through the step")
     if foreach and fused:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
@@ -100,9 +117,15 @@ def as_number(x) -> float:
     return x.item() if isinstance(x, Tensor) else x
 
 
-def step_counter(value: float = 0.0) -> Tensor:
-    """A per-parameter step count: a 0-dim float tensor (float64 only under a float64 default)."""
+def scalar_state(value: float) -> Tensor:
+    """A 0-dim float tensor of per-parameter state (a step count, ASGD's eta and mu, NAdam's
+    mu_product): float32, or float64 under a float64 default dtype, as torch keeps them."""
     return tensor(float(value), dtype=float64 if get_default_dtype() is float64 else float32)
+
+
+def step_counter(value: float = 0.0) -> Tensor:
+    """A per-parameter step count (see :func:`scalar_state`)."""
+    return scalar_state(value)
 
 
 def _describe(obj) -> str:
@@ -216,7 +239,8 @@ class Optimizer:
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_describe(param)}")
-            if not param.is_leaf:
+            # a differentiable optimizer may update a non-leaf: its step is part of a graph (meta-learning)
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             param_group.setdefault(name, default)
@@ -255,7 +279,9 @@ class Optimizer:
         """One update of every parameter that has a gradient; returns the closure's loss.
 
         The update runs with gradient recording off (``differentiable=True`` keeps it on,
-        for optimizers whose update itself is to be differentiated).
+        for optimizers whose update itself is to be differentiated). A group's state is
+        made before any of its parameters moves, as torch does, so a group refused for
+        ``capturable`` keeps its fresh state and unchanged parameters.
         """
         loss = None
         if closure is not None:
@@ -263,24 +289,44 @@ class Optimizer:
                 loss = closure()
         with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is None:
-                        continue
+                params = [param for param in group["params"] if param.grad is not None]
+                states = []
+                for param in params:
                     state = self.state.get(param) or self._new_state(param, group)
-                    self._update(param, self._gradient_for_update(param, group), state, group)
                     if state:  # an update that keeps nothing (SGD without momentum) leaves no entry
                         self.state[param] = state
+                    states.append(state)
+                if params and group.get("capturable", False):
+                    self._refuse_capturable()
+                for param, state in zip(params, states):
+                    self._update(param, self._gradient_for_update(param, group), state, group)
+                    if state:
+                        self.state[param] = state
         return loss
+
+    # Adafactor and Muon read the parameter before shrinking it, so they apply weight_decay themselves
+    _decays_in_update = False
+
+    # what torch's capturable check lists; its kernels for captured graphs exist only on these devices
+    _capturable_tensors = "params and state_steps"
+    _capturable_devices = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+
+    def _refuse_capturable(self) -> None:
+        raise AssertionError(f"If capturable=True, {self._capturable_tensors} must be on supported devices: "
+                             f"{self._capturable_devices}. {type(self).__name__}'s parameters here are on the CPU, "
+                             "where torch has no capturable kernels: pass capturable=False.")
 
     def _gradient_for_update(self, param: Tensor, group: dict) -> Tensor:
         """The gradient the rule descends: negated under ``maximize``, plus the L2 term
         ``weight_decay * param`` -- or, with ``decoupled_weight_decay`` (AdamW), the parameter
-        is shrunk by ``lr * weight_decay`` directly and the gradient is left alone."""
+        is shrunk by ``lr * weight_decay`` directly and the gradient is left alone. Rules that
+        decay the parameter themselves, at a point of their own (``_decays_in_update``), get
+        the gradient with only ``maximize`` applied."""
         grad = param.grad
         if group.get("maximize", False):
             grad = -grad
         decay = group.get("weight_decay", 0)
-        if decay != 0:
+        if decay != 0 and not self._decays_in_update:
             if group.get("decoupled_weight_decay", False):
                 param.mul_(1 - as_number(group["lr"]) * decay)
             else:
@@ -414,12 +460,17 @@ def _split_names(entries: list) -> tuple[list | None, list]:
 
 def _adopt(values: dict, param: Tensor) -> dict:
     """One parameter's loaded state, made ready for this parameter (see load_state_dict)."""
-    adopted = {}
-    for key, value in values.items():
-        if key == "step":
-            adopted[key] = value if isinstance(value, Tensor) else step_counter(value)
-        elif isinstance(value, Tensor) and value.dtype.is_floating_point:
-            adopted[key] = value.to(param.dtype)
-        else:
-            adopted[key] = value
-    return adopted
+    return {key: (value if isinstance(value, Tensor) else step_counter(value)) if key == "step"
+            else _cast_like(value, param) for key, value in values.items()}
+
+
+def _cast_like(value, param: Tensor):
+    """State tensors take a floating parameter's dtype, inside lists and dicts too (LBFGS
+    keeps lists of history tensors), as torch casts them; everything else is kept as saved."""
+    if isinstance(value, Tensor):
+        return value.to(param.dtype) if param.dtype.is_floating_point else value
+    if isinstance(value, dict):
+        return {key: _cast_like(item, param) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_like(item, param) for item in value)
+    return value

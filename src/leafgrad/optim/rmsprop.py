@@ -49,7 +49,8 @@ class RMSprop(Optimizer):
             rms = square.addcmul(mean, mean, value=-1).sqrt_()
         else:
             rms = square.sqrt()
-        rms.add_(group["eps"])
+        # differentiable=True: out of place, the square root is saved for backward
+        rms = rms.add(group["eps"]) if group["differentiable"] else rms.add_(group["eps"])
         if group["momentum"] > 0:
             velocity = state["momentum_buffer"]
             velocity.mul_(group["momentum"]).addcdiv_(grad, rms)

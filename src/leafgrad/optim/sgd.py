@@ -20,19 +20,20 @@ class SGD(Optimizer):
                  weight_decay: float | Tensor = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         check_hyperparameters(lr=lr, momentum=momentum, weight_decay=weight_decay)
-        check_implementation_flags(foreach, fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
+        check_implementation_flags(foreach, fused, differentiable)
 
     def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         momentum = group["momentum"]
         if momentum != 0:
             velocity = state.get("momentum_buffer")
             if velocity is None:
-                velocity = state["momentum_buffer"] = grad.clone()
+                # detached, as torch's: under differentiable=True the graph runs through later steps only
+                velocity = state["momentum_buffer"] = grad.clone().detach()
             else:
                 velocity.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(velocity, alpha=momentum) if group["nesterov"] else velocity

@@ -10,55 +10,26 @@ A pass is a pipeline of four small parts, each replaceable by an argument::
 ``batch_size=None`` switches batching off: the loader then yields single samples,
 converted by ``default_convert``. An IterableDataset has no indices; it is read in order.
 
-Everything runs in the calling process. ``num_workers > 0`` is accepted, so PyTorch code
-runs unchanged, and the loading then behaves like a single worker: ``worker_init_fn(0)``
-is called and :func:`get_worker_info` reports worker 0 of 1 while samples are fetched.
+With ``num_workers=0`` everything runs in the calling process. With ``num_workers > 0``,
+worker processes fetch and collate (``_multiprocess.py``, ``_utils/worker.py``) as torch's
+do: seeded per worker, ``worker_init_fn`` run in each, an IterableDataset copied into every
+worker, batches handed out in order, workers kept between epochs with ``persistent_workers``.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from ... import empty, int64
+from ._multiprocess import MultiProcessPass, mp_context, warn_if_too_many_workers
+from ._utils.fetch import make_fetcher
+from ._utils.worker import WorkerInfo, get_worker_info
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "WorkerInfo", "get_worker_info"]
-
-
-@dataclass(frozen=True)
-class WorkerInfo:
-    """What dataset code can learn about the worker it runs in (see :func:`get_worker_info`)."""
-
-    id: int
-    num_workers: int
-    seed: int
-    dataset: Any
-
-
-_current_worker: WorkerInfo | None = None
-
-
-def get_worker_info() -> WorkerInfo | None:
-    """None in the main process; inside a ``num_workers > 0`` loader's fetch, worker 0 of 1.
-
-    An IterableDataset uses it to split its stream between workers; with one worker it keeps all of it.
-    """
-    return _current_worker
-
-
-@contextlib.contextmanager
-def _acting_as(worker: WorkerInfo | None):
-    global _current_worker
-    outer, _current_worker = _current_worker, worker
-    try:
-        yield
-    finally:
-        _current_worker = outer
 
 
 class _Forever(Sampler):
@@ -96,7 +67,7 @@ def _reject_for_stream(shuffle, sampler, batch_sampler) -> None:
 
 
 class DataLoader:
-    """Iterate over ``dataset`` in batches (torch.utils.data.DataLoader, run in this process).
+    """Iterate over ``dataset`` in batches (torch.utils.data.DataLoader).
 
     Args:
         dataset: a map-style :class:`Dataset` (anything with ``__getitem__`` and ``__len__``) or an
@@ -104,7 +75,11 @@ class DataLoader:
         batch_size: samples per batch; ``None`` turns batching off.
         shuffle: a new random order every pass (map-style datasets only).
         sampler / batch_sampler: your own index order, or your own batches (either excludes shuffle).
-        num_workers: accepted for compatibility; loading stays in this process.
+        num_workers: worker processes that fetch and collate (0: load in this process).
+        worker_init_fn: called as ``worker_init_fn(worker_id)`` in each worker, after it is seeded.
+        prefetch_factor: batches each worker loads ahead (2 by default with workers).
+        persistent_workers: keep the worker processes between epochs instead of starting new ones.
+        multiprocessing_context: start method (``"fork"``, ``"spawn"``, ``"forkserver"``) or context.
         collate_fn: list of samples -> batch (``default_collate`` by default).
         drop_last: leave out the last batch when it is smaller than ``batch_size``.
         generator: the ``leafgrad.Generator`` that drives the shuffling (seed it for a reproducible order).
@@ -122,8 +97,10 @@ class DataLoader:
         self.prefetch_factor = _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
         self.dataset, self.num_workers, self.timeout = dataset, num_workers, timeout
         self.pin_memory, self.pin_memory_device = pin_memory, pin_memory_device
-        self.worker_init_fn, self.multiprocessing_context = worker_init_fn, multiprocessing_context
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = mp_context(multiprocessing_context, num_workers)
         self.in_order = in_order
+        self._iterator = None  # the pass persistent workers keep between epochs
 
         streaming = isinstance(dataset, IterableDataset)
         self._dataset_kind = "iterable" if streaming else "map"
@@ -173,7 +150,19 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
-        return _LoaderPass(self)
+        if self.persistent_workers and self._iterator is not None:
+            self._iterator.reset(self)
+            return self._iterator
+        if self.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=2)
+        if self.num_workers == 0:
+            return _LoaderPass(self)
+        warn_if_too_many_workers(self.num_workers)
+        it = MultiProcessPass(self)
+        if self.persistent_workers:
+            self._iterator = it
+        return it
 
     def __len__(self) -> int:
         if self._dataset_kind == "map":
@@ -185,26 +174,19 @@ class DataLoader:
 
 
 class _LoaderPass:
-    """One pass over a DataLoader: draws from its index sampler, fetches, collates."""
+    """One pass over a DataLoader in this process: draws from its index sampler, fetches, collates."""
 
     def __init__(self, loader: DataLoader) -> None:
         self._loader = loader
         self._dataset = loader.dataset
         self._streaming = loader._dataset_kind == "iterable"
         self._indices = iter(loader._index_sampler)
-        if loader.pin_memory:
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", stacklevel=3)
-        # like torch, every pass draws a base seed for its workers from the loader's generator
-        seed = empty((), dtype=int64).random_(generator=loader.generator).item()
-        self._worker = WorkerInfo(0, 1, seed, self._dataset) if loader.num_workers > 0 else None
+        # like torch, every pass draws a base seed from the loader's generator (it seeds workers when there are any)
+        empty((), dtype=int64).random_(generator=loader.generator)
         self._reported_len = loader._IterableDataset_len_called
         self._yielded = 0
-        self._exhausted = False
-        with _acting_as(self._worker):
-            if self._worker is not None and loader.worker_init_fn is not None:
-                loader.worker_init_fn(0)
-            self._stream = iter(self._dataset) if self._streaming else None
+        self._fetcher = make_fetcher(loader._dataset_kind, self._dataset, loader._auto_collation,
+                                     loader.collate_fn, loader.drop_last)
 
     def __iter__(self):
         return self
@@ -212,35 +194,9 @@ class _LoaderPass:
     def __len__(self) -> int:
         return len(self._loader._index_sampler)
 
-    def _read_stream(self, index):
-        """The next sample, or (batching) up to ``len(index)`` samples of the stream."""
-        if self._exhausted:
-            raise StopIteration
-        if not self._loader._auto_collation:
-            return next(self._stream)
-        samples = []
-        for _ in index:
-            try:
-                samples.append(next(self._stream))
-            except StopIteration:
-                self._exhausted = True
-                break
-        if not samples or (self._loader.drop_last and len(samples) < len(index)):
-            raise StopIteration
-        return samples
-
-    def _read_map(self, index):
-        if not self._loader._auto_collation:
-            return self._dataset[index]
-        if getattr(self._dataset, "__getitems__", None):  # the dataset can read a whole batch at once
-            return self._dataset.__getitems__(index)
-        return [self._dataset[i] for i in index]
-
     def __next__(self):
         index = next(self._indices)  # StopIteration here ends the pass
-        with _acting_as(self._worker):
-            samples = self._read_stream(index) if self._streaming else self._read_map(index)
-            batch = self._loader.collate_fn(samples)
+        batch = self._fetcher.fetch(index)
         self._yielded += 1
         reported = self._reported_len
         if self._streaming and reported is not None and self._yielded > reported:
