@@ -5,18 +5,21 @@ drawn and explained.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 import builtins as _builtins
 import math as _math
 import operator as _operator
+
+#: leafgrad's own release. ``__version__`` (made on first use, in version.py) is the torch release whose
+#: semantics it follows, so that scripts comparing ``torch.__version__`` (as a version: see
+#: torch_version.py) take torch 2.13's branch
+__leafgrad_version__ = "0.1.0"
 
 from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: A004
                      float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,  # noqa: A004
                      promote_types, result_type as _result_type_impl, set_default_dtype, short, uint8, can_cast,
                      finfo, iinfo)
-from ._backend import device
+from ._backend import device, get_default_device, set_default_device
 from ._tensor import Size, Tensor
 from . import _ops  # noqa: F401  (binds ops onto Tensor)
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full,
@@ -132,9 +135,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     """leafgrad is always deterministic: accepted for compatibility."""
 
 
-def compile(model=None, **kwargs):
-    """No compiler here: returns the model unchanged so torch.compile(model) code still runs."""
-    return model if model is not None else (lambda m: m)
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable: bool = False):
+    """torch.compile as torch's eager fallback: the result runs ``model`` eagerly (see compiler.py)."""
+    from .compiler import compile as _compile
+    return _compile(model, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                    disable=disable)
 
 
 # torch's top-level forms of some nn.functional functions (torch.selu, torch.cosine_similarity, ...):
@@ -143,11 +149,34 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
                                  "cosine_similarity", "pairwise_distance"})
 
 
+# submodules loaded on first use, keeping `import leafgrad` fast
+_LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
+                           "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version",
+                           "distributions", "cpu"})
+_LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+                                "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
+_FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
+                       "set_autocast_dtype"})
+
+
 def __getattr__(name: str):
     # the training library is imported on first use, keeping `import leafgrad` fast
     import importlib
-    if name in ("nn", "optim", "utils", "viz", "explain_module", "serialization"):
+    if name in _LAZY_MODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LEGACY_TYPE_NAMES:  # torch.FloatTensor and the other legacy types (_legacy_types.py)
+        from ._legacy_types import LEGACY_TYPES
+        return LEGACY_TYPES[name]
+    if name == "set_default_tensor_type":
+        from ._legacy_types import set_default_tensor_type
+        return set_default_tensor_type
+    if name == "__version__":
+        from .version import __version__
+        return __version__
+    if name in ("set_float32_matmul_precision", "get_float32_matmul_precision"):
+        return getattr(importlib.import_module("._precision", __name__), name)
+    if name in _FROM_AMP:
+        return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("explain", "explain_grad"):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Backend", "device", "backend_for_array", "backend_for_device", "register_backend"]
+__all__ = ["Backend", "device", "backend_for_array", "backend_for_device", "register_backend",
+           "set_default_device", "get_default_device"]
 
 
 class device:
@@ -132,8 +133,26 @@ def backend_for_device(dev) -> Backend:
         return _BY_DEVICE[dev.type]
     except KeyError:
         if dev.type == "cuda":
-            raise AssertionError(  # (torch's class on a CPU-only build)
+            raise AssertionError(  # (CPU-only torch's class for this: its lazy CUDA init asserts)
                 "Torch not compiled with CUDA enabled: leafgrad has no 'cuda' backend installed here, so "
                 "tensors stay on the CPU. Remove the .cuda()/.to('cuda') call, or use "
                 "device = 'cuda' if leafgrad.cuda.is_available() else 'cpu'.") from None
         raise RuntimeError(f"leafgrad has no backend for device '{dev}'; available: {sorted(_BY_DEVICE)}") from None
+
+
+# torch.set_default_device: the device factories use when none is given (None: the CPU)
+DEFAULT_DEVICE: list = [None]
+
+
+def set_default_device(dev) -> None:
+    """torch.set_default_device: later factories without ``device=`` make tensors there."""
+    # CPU-only torch accepts 'cuda' here and fails at the first factory call, and so does this
+    DEFAULT_DEVICE[0] = None if dev is None else device(dev)
+
+
+def get_default_device() -> device:
+    dev = DEFAULT_DEVICE[0]
+    if dev is None:
+        return device("cpu")
+    backend_for_device(dev)
+    return dev

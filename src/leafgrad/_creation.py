@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtype as D
 from . import _ranges
 from ._alloc import allocate
-from ._backend import backend_for_array, backend_for_device
+from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -107,6 +107,8 @@ def _shape(size, negative: str | None = None) -> tuple:
 
 
 def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
+    if device is None:
+        device = _DEFAULT_DEVICE[0]  # torch.set_default_device's choice (None: the CPU)
     if device is not None:
         backend_for_device(device)  # raises a clear error for cuda
     t = Tensor._make(arr)
@@ -256,6 +258,11 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     D.from_numpy_dtype(arr.dtype)
+    if arr.__class__ is not np.ndarray:
+        # an ndarray subclass (np.memmap, np.matrix, a user's): the tensor holds a plain ndarray view of the
+        # same memory, as torch keeps only the buffer. Every op finds its backend by the array's exact class,
+        # and a subclass's own rules (matrix's `*` is matmul, its reductions stay 2-d) must not leak into ops.
+        arr = arr.view(np.ndarray)
     if not arr.flags.writeable and not _WARNED_READ_ONLY:  # (once per process, as torch)
         _WARNED_READ_ONLY.append(True)
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "

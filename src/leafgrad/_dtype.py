@@ -119,9 +119,15 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    d = to_dtype(d)
+    """torch.set_default_dtype: a floating torch dtype (float16, bfloat16, float32, float64) only.
+
+    Python's ``float`` is refused as torch refuses it: only a dtype object names a width."""
+    if d.__class__ is not dtype:
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type "
+                        f"(got {d!r}); pass torch.float32 or torch.float64")
     if not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}: "
+                        "pass torch.float32 or torch.float64")
     _default[0] = d
 
 

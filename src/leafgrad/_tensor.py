@@ -92,14 +92,10 @@ class Tensor:
         TENSOR_TYPES.add(cls)
 
     def __init__(self, *args, **kwargs) -> None:
-        # torch.Tensor(2, 3) makes an uninitialised float tensor; torch.Tensor([1, 2]) copies data
-        from ._creation import tensor as _tensor_fn
-        if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            src = _tensor_fn(args[0], dtype=D.get_default_dtype())
-        else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            src = Tensor._make(np.zeros(tuple(int(s) for s in shape), dtype=D.get_default_dtype().np))
-        Tensor._init_from(self, src._data)
+        # torch.Tensor(2, 3) makes an uninitialised tensor of the default dtype; torch.Tensor([1, 2]) copies
+        # data: the legacy constructor's rules (see _legacy_types.py)
+        from ._legacy_types import legacy_new
+        Tensor._init_from(self, legacy_new(D.get_default_dtype(), args, kwargs, "new")._data)
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -532,11 +528,21 @@ class Tensor:
     def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
         return self.to("cuda" if device is None else device)
 
-    def type(self, dtype=None):
-        if dtype is None:
-            from .autograd.graph import _legacy_type_name
-            return _legacy_type_name(self.dtype)
-        return self.to(D.to_dtype(dtype))
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """x.type() -> 'torch.FloatTensor'; x.type(torch.LongTensor), x.type('torch.LongTensor') or a dtype casts."""
+        from ._legacy_types import type_
+        return type_(self, dtype, non_blocking, **kwargs)
+
+    def new(self, *args, **kwargs) -> "Tensor":
+        """The legacy constructor with this tensor's dtype: x.new(2, 3), x.new([1, 2]), x.new() (_legacy_types.py)."""
+        from ._legacy_types import legacy_new
+        return legacy_new(self.dtype, args, kwargs, "new")
+
+    @property
+    def volatile(self) -> bool:
+        import warnings
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
 
     def __class_getitem__(cls, item):
         return cls

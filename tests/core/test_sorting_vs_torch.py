@@ -106,7 +106,8 @@ def test_forward_matches_torch(name):
         (_, t_out), (_, l_out) = _run(torch, name, dtype), _run(lg, name, dtype)
         assert type(l_out).__name__ == type(t_out).__name__
         if isinstance(t_out, tuple):
-            assert l_out._fields == ("values", "indices") and len(l_out) == 2
+            assert (l_out.values, l_out.indices) == tuple(l_out) and len(l_out) == 2
+            assert repr(l_out).startswith(f"torch.return_types.{type(t_out).__name__}(\nvalues=")
         for t, l in zip(_pair(t_out), _pair(l_out)):
             if t is None:
                 assert l is None

@@ -14,10 +14,8 @@ def raised(fn):
 
 
 def same_class(leafgrad_class: type, torch_class: type) -> bool:
-    """The same class; leafgrad's AutogradError (a RuntimeError carrying an explanation code)
-    counts as RuntimeError."""
-    return leafgrad_class is torch_class or (torch_class is RuntimeError
-                                            and issubclass(leafgrad_class, lg.errors.AutogradError))
+    """Exactly the same class (leafgrad raises torch's own classes, never a subclass)."""
+    return leafgrad_class is torch_class
 
 
 def assert_same_error(fn, torch, prefix_only: bool = False) -> None:

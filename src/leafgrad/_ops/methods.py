@@ -59,19 +59,30 @@ def _cast(dt):
 
 
 def _new_factory(fn):
-    def m(self, *size, dtype=None, device=None, requires_grad=False, **kw):
-        return fn(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    # x.new_zeros(2, 3) / ((2, 3)) / ([2, 3]) / (Size): x's dtype and device unless given (never the default device)
+    def m(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return fn(*size, dtype=dtype or self.dtype, device=device or "cpu", requires_grad=requires_grad)
     return m
 
 
-def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A copy of ``data`` with this tensor's dtype unless given; a tensor is copied detached, with torch's warning."""
     from .._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor("
+                      "sourceTensor).", UserWarning, stacklevel=2)
+        data = data._data  # (the array: copied below, with no history and no second warning)
+    return tensor(data, dtype=dtype or self.dtype, device=device or "cpu", requires_grad=requires_grad)
 
 
-def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
     from .._creation import full
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or "cpu", requires_grad=requires_grad)
 
 
 def _max_method(self, dim=None, keepdim=False):

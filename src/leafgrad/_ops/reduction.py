@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
 
 _make = Tensor._make
-_values_indices = namedtuple("return_types", ["values", "indices"])
 
 
 def normalize_dims(dim, ndim: int) -> tuple | None:
@@ -392,7 +391,7 @@ def _max_min(input: Tensor, dim, keepdim, other, which: str):
     d = _wrap_dim(int(dim), input._data.ndim)
     _check_nonempty(input, which, (d,))
     vals, idx = apply(MAX_DIM if which == "max" else MIN_DIM, (input,), (d, keepdim, which))
-    return _values_indices(vals, idx)
+    return (return_types.max if which == "max" else return_types.min)((vals, idx))
 
 
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):

@@ -12,28 +12,15 @@ save the dim as given and show it that way.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
+from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .reduction import _check_nonempty, _evenly
 from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
-
-
-def _return_type(name: str):
-    cls = namedtuple(name, ["values", "indices"])
-    cls.__module__ = "leafgrad.return_types"
-    cls.__qualname__ = name
-    cls.__repr__ = lambda self: f"leafgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-    return cls
-
-
-_SORT_T, _TOPK_T, _KTH_T, _MEDIAN_T, _NANMEDIAN_T, _CUMMAX_T, _CUMMIN_T = (
-    _return_type(n) for n in ("sort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"))
 
 
 def _axis(dim: int, ndim: int) -> int:
@@ -190,7 +177,7 @@ def _dim_size(input: Tensor, dim: int) -> int:
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False):
     _wrap_dim(int(dim), input._data.ndim)
     vals, idx = apply(SORT_STABLE if stable else SORT, (input,), (int(dim), bool(descending)))
-    return _SORT_T(vals, idx)
+    return return_types.sort((vals, idx))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
@@ -207,7 +194,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not 0 <= k <= _dim_size(input, int(dim)):
         raise RuntimeError("selected index k out of range")
     vals, idx = apply(TOPK, (input,), (k, int(dim), bool(largest), bool(sorted)))
-    return _TOPK_T(vals, idx)
+    return return_types.topk((vals, idx))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
@@ -219,7 +206,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if not 1 <= k <= _dim_size(input, d):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     vals, idx = apply(KTHVALUE, (input,), (k, int(dim), bool(keepdim)))
-    return _KTH_T(vals, idx)
+    return return_types.kthvalue((vals, idx))
 
 
 def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
@@ -230,7 +217,7 @@ def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
     if ndim:
         _check_nonempty(input, "median", (d,))  # (torch's nanmedian says "median()" too)
     vals, idx = apply(NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, (input,), (int(dim), bool(keepdim), ignore_nan))
-    return (_NANMEDIAN_T if ignore_nan else _MEDIAN_T)(vals, idx)
+    return (return_types.nanmedian if ignore_nan else return_types.median)((vals, idx))
 
 
 def median(input: Tensor, dim=None, keepdim: bool = False):
@@ -241,15 +228,15 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     return _median(input, dim, keepdim, True)
 
 
-def _cum(input: Tensor, dim: int, which: str, kind):
+def _cum(input: Tensor, dim: int, which: str, kind: str):
     _wrap_dim(int(dim), input._data.ndim)
     vals, idx = apply(CUMMAX if which == "max" else CUMMIN, (input,), (int(dim), which))
-    return kind(vals, idx)
+    return getattr(return_types, kind)((vals, idx))
 
 
 def cummax(input: Tensor, dim: int):
-    return _cum(input, dim, "max", _CUMMAX_T)
+    return _cum(input, dim, "max", "cummax")
 
 
 def cummin(input: Tensor, dim: int):
-    return _cum(input, dim, "min", _CUMMIN_T)
+    return _cum(input, dim, "min", "cummin")

@@ -12,7 +12,7 @@ from ..errors import code_of
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "Function", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
-           "Node", "graph", "functional"]
+           "Node", "graph", "functional", "Variable"]
 
 
 # The engine and the Tensor class, bound on the first backward: both import this package, so
@@ -103,7 +103,8 @@ _LAZY = {
     "Function": "function", "FunctionCtx": "function", "once_differentiable": "function",
     "gradcheck": "_gradcheck", "gradgradcheck": "_gradcheck", "GradcheckError": "_gradcheck",
     "detect_anomaly": "anomaly", "set_detect_anomaly": "anomaly", "is_anomaly_enabled": "anomaly",
-    "functional": None, "graph": None, "engine": None, "anomaly": None, "function": None,
+    "Variable": "variable",
+    "functional": None, "graph": None, "engine": None, "anomaly": None, "function": None, "variable": None,
 }
 
 

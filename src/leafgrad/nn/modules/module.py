@@ -431,9 +431,8 @@ class Module:
         return self.to(f"cuda:{device}" if isinstance(device, int) else device)
 
     def type(self, dst_type) -> "Module":
-        """Cast every parameter and buffer (integer ones too) to ``dst_type``."""
-        dtype = D.to_dtype(dst_type)
-        return self._apply(lambda t: t.to(dtype))
+        """Cast every parameter and buffer (integer ones too) to ``dst_type``: a dtype, a legacy type or its name."""
+        return self._apply(lambda t: t.type(dst_type))
 
     def _cast_floating(self, dtype) -> "Module":
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)

@@ -1,0 +1,26 @@
+"""torch.cpu.amp: the deprecated CPU spellings of torch.amp's autocast and GradScaler (FutureWarning first)."""
+from __future__ import annotations
+
+import warnings
+
+from .. import _dtype as D
+from ..amp import autocast_mode as _autocast_mode
+from ..amp import grad_scaler as _grad_scaler
+
+__all__ = ["autocast", "GradScaler"]
+
+
+class autocast(_autocast_mode.autocast):
+    def __init__(self, enabled: bool = True, dtype: D.dtype = D.bfloat16, cache_enabled: bool = True) -> None:
+        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+                      "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
+        super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+
+
+class GradScaler(_grad_scaler.GradScaler):
+    def __init__(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+                 growth_interval: int = 2000, enabled: bool = True) -> None:
+        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
+                      "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning, stacklevel=2)
+        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
+                         growth_interval=growth_interval, enabled=enabled)
