@@ -5,7 +5,7 @@ Forward: one warnings filter, installed at import, ignores RuntimeWarnings attri
 own modules (NumPy attributes a ufunc's floating-point warning to the Python frame that called it,
 and every op's NumPy call is made in a leafgrad frame). It costs nothing until a warning is
 emitted, where NumPy's own ``np.errstate`` around each op would cost about a microsecond per op.
-Backward: ``quiet_numpy()`` (np.errstate) around each backward()/grad() call, once per call.
+Backward: ``quiet_numpy()`` around the engine's loop, once per backward()/grad() call.
 A filter a user puts in front of it (``simplefilter("error")``) still sees forward warnings.
 """
 from __future__ import annotations
@@ -21,16 +21,28 @@ def install() -> None:
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=_MODULES)
 
 
-def quiet_numpy():
-    """NumPy's floating-point warnings off for a block (the backward pass): inf and nan as torch gives them."""
-    return np.errstate(all="ignore")
-
-
 try:  # NumPy's own switch behind np.errstate: a context variable, set and reset in a fraction of errstate's time
     from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ, _make_extobj
     _IGNORE = _make_extobj(all="ignore")
 except ImportError:  # pragma: no cover - another NumPy layout: the public context manager
     _EXTOBJ = None
+
+
+class _Quiet:
+    """``np.errstate(all="ignore")`` through NumPy's context variable (0.4 us against errstate's 4 us)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _EXTOBJ.set(_IGNORE)
+
+    def __exit__(self, *exc) -> None:
+        _EXTOBJ.reset(self._token)
+
+
+def quiet_numpy():
+    """NumPy's floating-point warnings off for a block (the backward pass): inf and nan as torch gives them."""
+    return np.errstate(all="ignore") if _EXTOBJ is None else _Quiet()
 
 
 def quiet(forward):

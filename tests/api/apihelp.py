@@ -5,10 +5,7 @@ import warnings
 
 
 def _torch_class(exc: BaseException) -> type:
-    """The class torch users catch: leafgrad's autograd errors are that class plus an explain() code."""
-    from leafgrad.errors import LeafgradError
-    if isinstance(exc, LeafgradError):
-        return next(c for c in type(exc).__mro__[1:] if not issubclass(c, LeafgradError))
+    """The exception's own class: leafgrad raises torch's classes exactly, never a subclass."""
     return type(exc)
 
 

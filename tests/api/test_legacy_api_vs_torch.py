@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from apihelp import same_outcome
@@ -70,7 +71,7 @@ def test_legacy_fill_and_sharing():
         alias = m.FloatTensor(t)
         alias[0] = 7.0
         assert t.tolist() == [7.0, 2.0]
-        with pytest.raises(TypeError):
+        with raises_exactly(TypeError):
             m.FloatTensor(m.tensor([1, 2]))
     assert lg.FloatTensor([lg.tensor(1.0), lg.tensor(2.0)]).tolist() == [1.0, 2.0]
 

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from apihelp import same_outcome
@@ -78,7 +79,7 @@ def test_return_type_construction_rules():
             return repr(m.return_types.max(*((iter([1, 2]),) if args == "iter" else args), **kwargs))
         same_outcome(lambda: build(torch), lambda: build(lg), compare_message=True)
     r = lg.return_types.max([1, 2])
-    with pytest.raises(AttributeError):
+    with raises_exactly(AttributeError):
         r.values = 3
     names = {c.__name__ for c in torch.return_types.all_return_types if not c.__name__.endswith("_out")}
     assert {c.__name__ for c in lg.return_types.all_return_types} == names
@@ -158,7 +159,7 @@ def test_jit_is_eager_and_says_so():
     with pytest.warns(DeprecationWarning):
         traced = lg.jit.trace(lin, lg.ones(1, 2))
     assert traced is lin
-    with pytest.raises(RuntimeError):
+    with raises_exactly(RuntimeError):
         lg.jit.trace(lin)
     assert lg.jit.is_scripting() is torch.jit.is_scripting() is False
     assert lg.jit.is_tracing() is torch.jit.is_tracing() is False
@@ -166,13 +167,13 @@ def test_jit_is_eager_and_says_so():
     assert lg.jit.ignore(_f) is _f and lg.jit.unused(_f) is _f
     assert lg.jit.wait(lg.jit.fork(_f, 2)) == torch.jit.wait(torch.jit.fork(_f, 2)) == 5
     for fn in (lambda: lg.jit.save(lin, "x.pt"), lambda: lg.jit.load("x.pt")):
-        with pytest.raises(RuntimeError, match="TorchScript"):
+        with raises_exactly(RuntimeError, match="TorchScript"):
             fn()
 
 
 def test_onnx_and_serialization_attributes():
     assert lg.onnx.is_in_onnx_export() is torch.onnx.is_in_onnx_export() is False
-    with pytest.raises(RuntimeError, match="ONNX"):
+    with raises_exactly(RuntimeError, match="ONNX"):
         lg.onnx.export(lg.nn.Linear(1, 1), (lg.ones(1),), "m.onnx")
     assert lg.serialization.save is lg.save and lg.serialization.load is lg.load
 

@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad
 
@@ -56,7 +57,7 @@ def test_the_refused_second_backward_names_where_the_graph_was_freed():
     x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
     y = (x * 3).sum()
     y.backward()
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         y.backward()
     assert type(info.value) is RuntimeError
     assert "test_engine_edges_vs_torch.py" in str(info.value)  # the backward() that freed it

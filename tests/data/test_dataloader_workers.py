@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 torch = pytest.importorskip("torch")
 import leafgrad as lg  # noqa: E402
@@ -191,9 +192,9 @@ def failing_dataset(data, lib):
 
 def test_worker_errors_raise_the_same_class_in_the_main_process():
     ours, theirs = both(failing_dataset)
-    with pytest.raises(KeyError) as t:
+    with raises_exactly(KeyError) as t:
         list(tdata.DataLoader(theirs, batch_size=2, num_workers=2))
-    with pytest.raises(KeyError) as lgerr:
+    with raises_exactly(KeyError) as lgerr:
         list(lgdata.DataLoader(ours, batch_size=2, num_workers=2))
     first = "Caught KeyError in DataLoader worker process 1.\nOriginal Traceback (most recent call last):"
     assert str(t.value).startswith(first) and str(lgerr.value).startswith(first)
@@ -201,10 +202,10 @@ def test_worker_errors_raise_the_same_class_in_the_main_process():
     loader = lgdata.DataLoader(ours, batch_size=1, num_workers=2)
     it = iter(loader)
     assert [next(it).item() for _ in range(3)] == [0, 1, 2]
-    with pytest.raises(KeyError):
+    with raises_exactly(KeyError):
         next(it)
     assert next(it).item() == 4  # as torch, the pass goes on after an error
-    with pytest.raises(ValueError, match="Caught ValueError in DataLoader worker process 1"):
+    with raises_exactly(ValueError, match="Caught ValueError in DataLoader worker process 1"):
         next(it)
 
 
@@ -218,7 +219,7 @@ def test_timeout_and_options():
         def __getitem__(self, i):
             time.sleep(2)
             return i
-    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.2 seconds"):
+    with raises_exactly(RuntimeError, match="DataLoader timed out after 0.2 seconds"):
         list(lgdata.DataLoader(Slow(), num_workers=1, timeout=0.2))
     for kwargs, exc in [(dict(multiprocessing_context="spawn"), ValueError),
                         (dict(num_workers=1, multiprocessing_context="nope"), ValueError),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from leafgrad.utils.data.distributed import DistributedSampler
@@ -54,9 +55,9 @@ def test_epochs_reshuffle_and_every_rank_agrees():
 
 @pytest.mark.parametrize("rank", [-1, 3])
 def test_invalid_rank_like_torch(rank):
-    with pytest.raises(ValueError) as t:
+    with raises_exactly(ValueError) as t:
         TorchSampler(range(4), 3, rank)
-    with pytest.raises(ValueError) as ours:
+    with raises_exactly(ValueError) as ours:
         DistributedSampler(range(4), 3, rank)
     assert str(ours.value) == str(t.value)
 
@@ -64,10 +65,10 @@ def test_invalid_rank_like_torch(rank):
 def test_without_replicas_it_needs_a_process_group():
     import leafgrad.distributed as dist
     if dist.is_available():  # as torch: the world's size and rank, and there is no world yet
-        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        with raises_exactly(ValueError, match="Default process group has not been initialized"):
             DistributedSampler(range(4))
     else:
-        with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        with raises_exactly(RuntimeError, match="Requires distributed package to be available"):
             DistributedSampler(range(4))
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad.distributed as lgdist
 
@@ -249,17 +250,17 @@ def test_no_group_errors_match_torch(call):
 def test_no_group_all_reduce_matches_torch():
     torch = pytest.importorskip("torch")
     import leafgrad
-    with pytest.raises(ValueError) as t:
+    with raises_exactly(ValueError) as t:
         torch.distributed.all_reduce(torch.ones(1))
-    with pytest.raises(ValueError) as lg:
+    with raises_exactly(ValueError) as lg:
         lgdist.all_reduce(leafgrad.ones(1))
     assert str(lg.value) == str(t.value)
 
 
 def test_nccl_and_unknown_backends():
-    with pytest.raises(RuntimeError, match="Distributed package doesn't have NCCL built in"):
+    with raises_exactly(RuntimeError, match="Distributed package doesn't have NCCL built in"):
         lgdist.init_process_group("nccl")
-    with pytest.raises(ValueError, match="Invalid backend: 'tpu'"):
+    with raises_exactly(ValueError, match="Invalid backend: 'tpu'"):
         lgdist.init_process_group("tpu")
     assert not lgdist.is_initialized()
     assert lgdist.ReduceOp.SUM is not lgdist.ReduceOp.AVG and str(lgdist.ReduceOp.SUM) == "RedOpType.SUM"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from leafgrad.nn.parallel import DistributedDataParallel
@@ -210,9 +211,9 @@ def test_ddp_over_a_new_group(unused):
 
 def test_without_a_group_ddp_raises_torchs_error():
     torch = pytest.importorskip("torch")
-    with pytest.raises(ValueError) as t:
+    with raises_exactly(ValueError) as t:
         torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(1, 1))
-    with pytest.raises(ValueError) as ours:
+    with raises_exactly(ValueError) as ours:
         DistributedDataParallel(lg.nn.Linear(1, 1))
     assert str(ours.value) == str(t.value)
 

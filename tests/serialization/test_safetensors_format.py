@@ -100,9 +100,9 @@ def test_file_objects_and_explicit_functions(tmp_path):
         lg.serialization.save_safetensors(lg.ones(2), fh)
     assert lg.load(tmp_path / "f.safetensors", map_location="cpu", weights_only=True).tolist() == [1.0, 1.0]
     assert lg.load(tmp_path / "f.safetensors", mmap=True).tolist() == [1.0, 1.0]
-    with pytest.raises(RuntimeError, match="dict or callable map_location"):
+    with raises_exactly(RuntimeError, match="dict or callable map_location"):
         lg.load(tmp_path / "f.safetensors", map_location={"cpu": "cpu"})
-    with pytest.raises(RuntimeError, match="CUDA device"):
+    with raises_exactly(RuntimeError, match="CUDA device"):
         lg.load(tmp_path / "f.safetensors", map_location="cuda")
 
 
@@ -265,7 +265,7 @@ def test_uint64_beyond_int64_is_refused_clearly(tmp_path):
     torch = pytest.importorskip("torch")
     st = pytest.importorskip("safetensors.torch")
     st.save_file({"t": torch.tensor([2 ** 64 - 1], dtype=torch.uint64)}, str(tmp_path / "u.safetensors"))
-    with pytest.raises(RuntimeError, match="uint64.*above 2\\*\\*63"):
+    with raises_exactly(RuntimeError, match="uint64.*above 2\\*\\*63"):
         lg.load(tmp_path / "u.safetensors")
 
 

@@ -11,12 +11,13 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from leafgrad.serialization import _pickler, _zip
 
 torch = pytest.importorskip("torch")
-nn = pytest.importorskip("leafgrad.nn")
+import leafgrad.nn as nn  # noqa: E402  (our own module: a broken import must fail, not skip)
 
 FORMATS = pytest.mark.parametrize("zipped", [True, False], ids=["zip", "legacy"])
 
@@ -320,7 +321,7 @@ def test_paths_file_objects_and_buffers(tmp_path):
     torch.save(torch.arange(3), tbuf)
     tbuf.seek(0)
     assert lg.load(tbuf).tolist() == [0, 1, 2]
-    with pytest.raises(AttributeError, match="'write' attribute"):
+    with raises_exactly(AttributeError, match="'write' attribute"):
         lg.save(t, 42)
 
 
@@ -333,11 +334,11 @@ def test_mmap_maps_storages_copy_on_write(tmp_path):
     assert back["w"].tolist() == list(range(8)) and back["v"].tolist() == [2.0, 3.0]
     back["w"].add_(1)
     assert back["v"].tolist() == [3.0, 4.0] and path.read_bytes() == before  # the file is never written
-    with pytest.raises(ValueError, match="file path"):
+    with raises_exactly(ValueError, match="file path"):
         lg.load(io.BytesIO(before), mmap=True)
     legacy = tmp_path / "legacy.pt"
     torch.save({"w": torch.ones(2)}, legacy, _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match="mmap can only be used"):
+    with raises_exactly(RuntimeError, match="mmap can only be used"):
         lg.load(legacy, mmap=True)
 
 
@@ -361,12 +362,12 @@ def _cuda_checkpoint(tmp_path):
 def test_map_location(tmp_path):
     path = _cuda_checkpoint(tmp_path)
     assert torch.load(path, map_location="cpu")["w"].tolist() == [0.0, 1.0, 2.0]  # torch agrees on the layout
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device.*map_location"):
+    with raises_exactly(RuntimeError, match="Attempting to deserialize object on a CUDA device.*map_location"):
         lg.load(path)
     for ml in ("cpu", lg.device("cpu"), {"cuda:0": "cpu"}, lambda storage, loc: storage,
                lambda storage, loc: storage.cpu(), lambda storage, loc: None if False else storage):
         assert lg.load(path, map_location=ml)["w"].tolist() == [0.0, 1.0, 2.0]
-    with pytest.raises(RuntimeError, match="CUDA device"):
+    with raises_exactly(RuntimeError, match="CUDA device"):
         lg.load(_save_lg(lg.ones(1), tmp_path), map_location="cuda:0")
 
 

@@ -10,6 +10,7 @@ import pickle
 import struct
 
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 from leafgrad.serialization import _pickler, _zip
@@ -148,7 +149,7 @@ def test_allowed_builtins_cannot_allocate_or_run_codecs():
                      struct.pack("<i", 2 ** 31 - 1), pickle.TUPLE1, pickle.REDUCE, pickle.STOP),
                  _op(pickle.PROTO, b"\x02", pickle.GLOBAL, b"_codecs\nencode\n", _unicode("x"), _unicode("zlib"),
                      pickle.TUPLE2, pickle.REDUCE, pickle.STOP)):
-        with pytest.raises(RuntimeError, match="corrupt checkpoint"):
+        with raises_exactly(RuntimeError, match="corrupt checkpoint"):
             lg.load(io.BytesIO(_zip_with_pickle(data)))
 
 
@@ -188,7 +189,7 @@ def test_impossible_tensors_are_runtime_errors_exactly():
     buf = io.BytesIO()
     p = _IntGradPickler(buf, 2)
     p.dump({"w": lg.arange(3)})
-    with pytest.raises(RuntimeError, match="marked requires_grad") as info:
+    with raises_exactly(RuntimeError, match="marked requires_grad") as info:
         lg.load(io.BytesIO(_zip_with_pickle(buf.getvalue(), p.storages)))
     assert type(info.value) is RuntimeError
 
@@ -204,7 +205,7 @@ def test_storage_claiming_more_than_the_file_is_refused(legacy):
         _pt.write_legacy(out, buf.getvalue(), p.storages, 2)
     else:
         _zip.write(out, "archive", buf.getvalue(), p.storages)
-    with pytest.raises(RuntimeError, match="needs exactly|more bytes than the file holds"):
+    with raises_exactly(RuntimeError, match="needs exactly|more bytes than the file holds"):
         lg.load(io.BytesIO(out.getvalue()))
 
 
@@ -229,7 +230,7 @@ def test_user_classes_need_to_be_allowed(tmp_path):
         assert lg.load(path)["p"].x == 1
     assert ser.get_safe_globals() == []
     _refused(path.read_bytes())
-    with pytest.raises(TypeError):
+    with raises_exactly(TypeError):
         ser.add_safe_globals(Point)
     assert lg.serialization is ser and lg.load(path, weights_only=False)["p"].x == 1
 
@@ -249,7 +250,7 @@ def test_torch_safe_globals_equivalent(tmp_path):
 def test_torch_load_arguments(tmp_path):
     path = tmp_path / "w.pt"
     lg.save({"w": lg.ones(1)}, path)
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+    with raises_exactly(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
         lg.load(path, pickle_module=pickle, weights_only=True)
     assert lg.load(path, pickle_module=pickle)["w"].tolist() == [1.0]  # a pickle_module means weights_only=False
     with pytest.warns(UserWarning, match="pickle_load_args only works if `weights_only=False`"):
@@ -259,7 +260,7 @@ def test_torch_load_arguments(tmp_path):
 def test_empty_and_foreign_files(tmp_path):
     empty = tmp_path / "empty.pt"
     empty.write_bytes(b"")
-    with pytest.raises(EOFError, match="Ran out of input"):
+    with raises_exactly(EOFError, match="Ran out of input"):
         lg.load(empty)
     text = tmp_path / "notes.txt"
     text.write_bytes(b"this is a text file, not a checkpoint at all\n")
@@ -267,7 +268,7 @@ def test_empty_and_foreign_files(tmp_path):
         lg.load(text)
     with pytest.raises(pickle.UnpicklingError, match="invalid load key"):
         lg.load(text, weights_only=False)
-    with pytest.raises(RuntimeError, match="PytorchStreamReader failed reading zip archive"):
+    with raises_exactly(RuntimeError, match="PytorchStreamReader failed reading zip archive"):
         lg.load(io.BytesIO(b"PK\x03\x04" + b"\x00" * 40))
     with pytest.raises(FileNotFoundError):
         lg.load(tmp_path / "missing.pt")

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from .._alloc import alloc_error_from
 from .._backend import _BY_ARRAY_TYPE
-from .._tensor import TENSOR_TYPES, Tensor, _STATE, vc_of
+from .._tensor import TENSOR_TYPES, Tensor, VersionCounter, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from .xp import TENSORS, array_namespace
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
@@ -147,7 +147,8 @@ class OpNode(Node, metaclass=_OpNodeType):
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
-        return [(n, s) for n, s in zip(self._saved_names, self._saved) if s.__class__ is SavedTensor]
+        return [(n, s) for n, s in zip(self._saved_names, self._saved)
+                if s.__class__ is SavedTensor and s._output_nr != _NUMBER_OPERAND]
 
 
 def _run(node: OpNode, g, xp, vals: tuple) -> list:
@@ -198,12 +199,17 @@ def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
     return [f(xp, g, *vals) if w and f is not None else None for f, w in zip(node._formulas, wanted)]
 
 
+_NUMBER_OPERAND = -1  # the ``_output_nr`` that marks a freed number operand (not drawn as a saved tensor)
+
+
 def _freed_operand(site) -> SavedTensor:
     """A saved number operand after its graph was freed: reading it raises torch's
     "backward through the graph a second time" error, naming where the graph was freed."""
     s = _new(SavedTensor)
-    s._tensor = s._data = s._vc = s._site = None
-    s._version = s._output_nr = 0
+    s._tensor = s._data = s._site = None
+    s._vc = VersionCounter()  # (its own: a number has no other owner)
+    s._version = 0
+    s._output_nr = _NUMBER_OPERAND
     s._is_output = s._requires_grad = False
     s._freed_site = site
     return s

@@ -7,7 +7,6 @@ from typing import Sequence
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
-from .._quiet import quiet_numpy
 from ..errors import code_of
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
@@ -59,8 +58,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     try:
-        with quiet_numpy():  # (inf and nan in the formulas are silent, as torch's)
-            run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+        run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
     except RuntimeError as exc:
         if code_of(exc) is not None:
             exc.details.setdefault("roots", tensors)  # for explain() and `leafgrad run --graph`
@@ -86,9 +84,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     try:
-        with quiet_numpy():
-            result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
-                                  allow_unused=allow_unused, accumulate=False)
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_t,
+                              allow_unused=allow_unused, accumulate=False)
     except RuntimeError as exc:
         if code_of(exc) is not None:
             exc.details.setdefault("roots", outputs)  # for explain() and `leafgrad run --graph`

@@ -16,6 +16,7 @@ import threading
 
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor, vc_of
+from .._quiet import quiet_numpy
 from ..errors import raise_autograd
 from .grad_mode import STATE
 from .graph import _LATE, AccumulateGrad, Node
@@ -178,7 +179,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     # second node is ready, both go on the heap in the order they became ready.
     only = None
     try:
-        with _quiet():  # (NumPy's warnings for inf/nan: torch's backward prints none)
+        with quiet_numpy():  # (NumPy's warnings for inf/nan: torch's backward prints none)
             while True:
                 if only is not None:
                     fn = only
@@ -314,21 +315,6 @@ def _as_array(g):
     """A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again."""
     import numpy as np
     return np.asarray(g)
-
-
-class _quiet:
-    """``np.errstate(all="ignore")`` for the backward loop, entered once per backward: an inf or a
-    nan in a gradient is a value, as in torch, never a printed RuntimeWarning."""
-
-    __slots__ = ("_old",)
-
-    def __enter__(self):
-        import numpy as np
-        self._old = np.seterr(all="ignore")
-
-    def __exit__(self, *exc) -> None:
-        import numpy as np
-        np.seterr(**self._old)
 
 
 def _call_pre_hooks_raw(fn, grads: list) -> list:

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import AccumulateGrad, SavedTensor, short_name
+from .._ops.registry import _NUMBER_OPERAND
 
 __all__ = ["VNode", "GraphModel", "build"]
 
@@ -151,7 +152,8 @@ def saved_of(fn) -> list:
         saved = getattr(fn, "_saved", None)
         if not names or saved is None:
             return []
-        return [(n, s) for n, s in zip(names, saved) if s.__class__ is SavedTensor]
+        return [(n, s) for n, s in zip(names, saved)
+                if s.__class__ is SavedTensor and s._output_nr != _NUMBER_OPERAND]  # (a number is drawn as none)
     info = getattr(fn, "saved_tensors_info", None)
     if info is not None:
         try:
