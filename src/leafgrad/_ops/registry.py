@@ -148,7 +148,7 @@ class OpNode(Node, metaclass=_OpNodeType):
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
         return [(n, s) for n, s in zip(self._saved_names, self._saved)
-                if s.__class__ is SavedTensor and s._output_nr != _NUMBER_OPERAND]
+                if s.__class__ is SavedTensor and getattr(s, "_output_nr", 0) != _NUMBER_OPERAND]
 
 
 def _run(node: OpNode, g, xp, vals: tuple) -> list:

@@ -153,7 +153,7 @@ def saved_of(fn) -> list:
         if not names or saved is None:
             return []
         return [(n, s) for n, s in zip(names, saved)
-                if s.__class__ is SavedTensor and s._output_nr != _NUMBER_OPERAND]  # (a number is drawn as none)
+                if s.__class__ is SavedTensor and getattr(s, "_output_nr", 0) != _NUMBER_OPERAND]  # (numbers: none)
     info = getattr(fn, "saved_tensors_info", None)
     if info is not None:
         try:
