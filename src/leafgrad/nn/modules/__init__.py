@@ -8,6 +8,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .sparse import Embedding
 from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus,
                          Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
@@ -20,7 +21,8 @@ from .attention import MultiheadAttention
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
     "Bilinear", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
-    "LayerNorm", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "RNNBase", "RNN", "LSTM", "GRU", "ReLU", "ReLU6",
+    "LayerNorm", "Dropout", "Dropout1d", "Dropout2d", "Embedding", "RNNBase", "RNN", "LSTM", "GRU",
+    "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "ReLU", "ReLU6",
     "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LogSigmoid", "ELU",
     "Softplus", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish", "Tanhshrink", "Softshrink",
     "Hardshrink", "Threshold", "GLU", "Softmin", "CosineSimilarity", "PairwiseDistance", "MSELoss", "L1Loss",

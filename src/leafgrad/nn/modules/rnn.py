@@ -2,9 +2,11 @@
 
 How a forward pass runs: for each layer and direction, the whole input sequence is
 projected by one matmul (``x @ W_ih.T + b_ih``, all time steps at once); then a cell
-steps through time, adding ``h @ W_hh.T + b_hh`` and applying its gates. Everything is
-a leafgrad op, so backpropagation through time (and double backward) come from the
-autograd engine. The three classes differ only in their cell and in the state they
+steps through time, adding ``h @ W_hh.T + b_hh`` and applying its gates. Each step is one
+op of ``_ops/rnn_cells.py`` (one node per timestep: ``LstmCellBackward0``,
+``GruCellBackward0``, ``RnnTanhCellBackward0`` / ``RnnReluCellBackward0``; torch's CPU LSTM
+records one ``MkldnnRnnLayerBackward0`` per layer instead), so backpropagation through time
+and double backward come from the autograd engine. The three classes differ only in their cell and in the state they
 carry: ``h`` for RNN and GRU, ``(h, c)`` for LSTM.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numbers
 import warnings
 
 from ..._creation import zeros
-from ..._ops.pointwise import relu, sigmoid, tanh
+from ..._ops.rnn_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 from ..._ops.shape import cat, stack
 from .. import functional as F
 from .. import init
@@ -26,32 +28,24 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
 # ---------------------------------------------------------------------------------------- cells
 # A cell maps (projected input of one step, state tuple, W_hh, b_hh, W_hr) to the next state tuple.
-def _elman_cell(activation):
+# Each step is one op of _ops/rnn_cells.py (one node per timestep; see there for what is recorded).
+def _elman_cell(step):
     def cell(xi, state, w_hh, b_hh, w_hr):
-        return (activation(xi + F.linear(state[0], w_hh, b_hh)),)
+        return (step(xi, state[0], w_hh, b_hh),)
     return cell
 
 
 def _lstm_cell(xi, state, w_hh, b_hh, w_hr):
-    h, c = state
-    in_gate, forget_gate, candidate, out_gate = (xi + F.linear(h, w_hh, b_hh)).chunk(4, 1)
-    c = sigmoid(forget_gate) * c + sigmoid(in_gate) * tanh(candidate)
-    h = sigmoid(out_gate) * tanh(c)
+    h, c = lstm_cell(xi, state[0], state[1], w_hh, b_hh)
     return (h if w_hr is None else F.linear(h, w_hr)), c  # proj_size: h is projected down
 
 
 def _gru_cell(xi, state, w_hh, b_hh, w_hr):
-    h = state[0]
-    x_reset, x_update, x_new = xi.chunk(3, 1)
-    h_reset, h_update, h_new = F.linear(h, w_hh, b_hh).chunk(3, 1)
-    reset = sigmoid(x_reset + h_reset)
-    update = sigmoid(x_update + h_update)
-    candidate = tanh(x_new + reset * h_new)  # the reset gate scales the hidden part only, as in torch
-    return (candidate + update * (h - candidate),)
+    return (gru_cell(xi, state[0], w_hh, b_hh),)
 
 
 # mode -> (gates stacked in W_ih / W_hh, cell)
-_MODES = {"RNN_TANH": (1, _elman_cell(tanh)), "RNN_RELU": (1, _elman_cell(relu)), "LSTM": (4, _lstm_cell),
+_MODES = {"RNN_TANH": (1, _elman_cell(rnn_tanh_cell)), "RNN_RELU": (1, _elman_cell(rnn_relu_cell)), "LSTM": (4, _lstm_cell),
           "GRU": (3, _gru_cell)}
 
 
