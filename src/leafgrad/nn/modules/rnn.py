@@ -27,21 +27,21 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
 
 # ---------------------------------------------------------------------------------------- cells
-# A cell maps (projected input of one step, state tuple, W_hh, b_hh, W_hr) to the next state tuple.
+# A cell maps (projected input of one step, state tuple, W_hh transposed, b_hh, W_hr) to the next state tuple.
 # Each step is one op of _ops/rnn_cells.py (one node per timestep; see there for what is recorded).
 def _elman_cell(step):
-    def cell(xi, state, w_hh, b_hh, w_hr):
-        return (step(xi, state[0], w_hh, b_hh),)
+    def cell(xi, state, w_t, b_hh, w_hr):
+        return (step(xi, state[0], w_t, b_hh),)
     return cell
 
 
-def _lstm_cell(xi, state, w_hh, b_hh, w_hr):
-    h, c = lstm_cell(xi, state[0], state[1], w_hh, b_hh)
+def _lstm_cell(xi, state, w_t, b_hh, w_hr):
+    h, c = lstm_cell(xi, state[0], state[1], w_t, b_hh)
     return (h if w_hr is None else F.linear(h, w_hr)), c  # proj_size: h is projected down
 
 
-def _gru_cell(xi, state, w_hh, b_hh, w_hr):
-    return (gru_cell(xi, state[0], w_hh, b_hh),)
+def _gru_cell(xi, state, w_t, b_hh, w_hr):
+    return (gru_cell(xi, state[0], w_t, b_hh),)
 
 
 # mode -> (gates stacked in W_ih / W_hh, cell)
@@ -184,9 +184,10 @@ class RNNBase(Module):
         steps = F.linear(x.reshape(seq_len * batch, x.size(2)), p["weight_ih"], p.get("bias_ih"))
         steps = steps.view(seq_len, batch, -1).unbind(0)
         cell = _MODES[self.mode][1]
+        w_t = p["weight_hh"].t().contiguous()  # (once for every step: see _ops/rnn_cells.py)
         outputs = [None] * seq_len
         for t in (reversed(range(seq_len)) if reverse else range(seq_len)):
-            state = cell(steps[t], state, p["weight_hh"], p.get("bias_hh"), p.get("weight_hr"))
+            state = cell(steps[t], state, w_t, p.get("bias_hh"), p.get("weight_hr"))
             outputs[t] = state[0]
         return outputs, state
 

@@ -97,7 +97,7 @@ class RNNCell(RNNCellBase):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         gi, (h,), batched = self._step_inputs(input, None if hx is None else (hx,), 1)
         step = rnn_tanh_cell if self.nonlinearity == "tanh" else rnn_relu_cell
-        out = step(gi, h, self.weight_hh, self.bias_hh)
+        out = step(gi, h, self.weight_hh.t(), self.bias_hh)
         return out if batched else out.squeeze(0)
 
 
@@ -109,7 +109,7 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         gi, (h, c), batched = self._step_inputs(input, None if hx is None else tuple(hx), 2)
-        h, c = lstm_cell(gi, h, c, self.weight_hh, self.bias_hh)
+        h, c = lstm_cell(gi, h, c, self.weight_hh.t(), self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -121,5 +121,5 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         gi, (h,), batched = self._step_inputs(input, None if hx is None else (hx,), 1)
-        out = gru_cell(gi, h, self.weight_hh, self.bias_hh)
+        out = gru_cell(gi, h, self.weight_hh.t(), self.bias_hh)
         return out if batched else out.squeeze(0)
