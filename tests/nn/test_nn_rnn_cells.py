@@ -158,3 +158,70 @@ def test_cell_errors_match_torch_classes():
             case(torch)
         with raises_exactly(type(te.value), match=str(te.value).split(":")[0]):
             case(lg)
+
+
+class PackedSequence(tuple):
+    """torch's four fields, as a stand-in for leafgrad's nn.utils.rnn.PackedSequence (built elsewhere):
+    the recurrent layers read only these fields and rebuild the result with the input's own class."""
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        return super().__new__(cls, (data, batch_sizes, sorted_indices, unsorted_indices))
+
+    data = property(lambda self: self[0])
+    batch_sizes = property(lambda self: self[1])
+    sorted_indices = property(lambda self: self[2])
+    unsorted_indices = property(lambda self: self[3])
+
+
+def _as_lg(t, requires_grad=False):
+    return None if t is None else lg.tensor(t.detach().numpy().copy(), requires_grad=requires_grad)
+
+
+@pytest.mark.parametrize("name,opts", [("LSTM", {}), ("GRU", {"num_layers": 2, "bidirectional": True}),
+                                       ("RNN", {"bidirectional": True}), ("LSTM", {"proj_size": 2,
+                                                                                   "bidirectional": True})], ids=str)
+@pytest.mark.parametrize("with_state", [False, True])
+def test_packed_sequence_input(name, opts, with_state):
+    t = getattr(torch.nn, name)(3, 4, **opts).double()
+    m = getattr(nn, name)(3, 4, **opts).double()
+    copy_weights(m, t)
+    padded = torch.tensor(_arrays([(5, 4, 3)], "float64", 7)[0])
+    packed_t = torch.nn.utils.rnn.pack_padded_sequence(padded, [3, 5, 1, 4], enforce_sorted=False)
+    data_t = packed_t.data.detach().requires_grad_(True)
+    packed_t = torch.nn.utils.rnn.PackedSequence(data_t, packed_t.batch_sizes, packed_t.sorted_indices,
+                                                 packed_t.unsorted_indices)
+    data_l = _as_lg(data_t, True)
+    packed_l = PackedSequence(data_l, _as_lg(packed_t.batch_sizes), _as_lg(packed_t.sorted_indices),
+                              _as_lg(packed_t.unsorted_indices))
+    hx_t = hx_l = None
+    if with_state:
+        d = (2 if opts.get("bidirectional") else 1) * opts.get("num_layers", 1)
+        shapes = [(d, 4, opts.get("proj_size") or 4)] + ([(d, 4, 4)] if name == "LSTM" else [])
+        hx_t = tuple(torch.tensor(a) for a in _arrays(shapes, "float64", 8))
+        hx_l = tuple(_as_lg(h) for h in hx_t)
+        hx_t, hx_l = (hx_t, hx_l) if name == "LSTM" else (hx_t[0], hx_l[0])
+    out_t, state_t = t(packed_t, hx_t)
+    out_l, state_l = m(packed_l, hx_l)
+    assert type(out_l) is PackedSequence
+    close(out_l.data, out_t.data)
+    np.testing.assert_array_equal(out_l.batch_sizes.numpy(), out_t.batch_sizes.numpy())
+    states_t = state_t if isinstance(state_t, tuple) else (state_t,)
+    states_l = state_l if isinstance(state_l, tuple) else (state_l,)
+    for a, b in zip(states_l, states_t):
+        close(a, b)
+    w = _arrays([tuple(out_t.data.shape)], "float64", 9)[0]
+    ((out_l.data * lg.tensor(w)).sum() + sum((s * s).sum() for s in states_l)).backward()
+    ((out_t.data * torch.tensor(w)).sum() + sum((s * s).sum() for s in states_t)).backward()
+    close(data_l.grad, data_t.grad)
+    for (k, p), (_, tp) in zip(m.named_parameters(), t.named_parameters()):
+        close(p.grad, tp.grad)
+
+
+def test_packed_sequence_errors():
+    # (as torch's GRU; torch 2.13's CPU LSTM skips these checks for packed input and computes on
+    # regardless: leafgrad's LSTM raises the same errors as its GRU)
+    for m in (nn.GRU(3, 4), nn.LSTM(3, 4)):
+        with raises_exactly(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 5"):
+            m(PackedSequence(lg.zeros(6, 5), lg.tensor([2, 2, 2]), None, None))
+    with raises_exactly(RuntimeError, match=r"Expected hidden size \(1, 2, 4\), got \[1, 3, 4\]"):
+        nn.GRU(3, 4)(PackedSequence(lg.zeros(6, 3), lg.tensor([2, 2, 2]), None, None), lg.zeros(1, 3, 4))

@@ -22,6 +22,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
 from .module import Module, _changed, _settings
+from .rnn_packed import forward_packed, is_packed
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
 
@@ -141,6 +142,11 @@ class RNNBase(Module):
         batched = input.dim() == 3
         x = input.transpose(0, 1) if batched and self.batch_first else input
         x = x if batched else x.unsqueeze(1)
+        self._check_features(x)
+        return x, batched, x.size(1)
+
+    def _check_features(self, x) -> None:
+        """The input's dtype is the weights' and its last dim is input_size (padded or packed data)."""
         weight = self._flat_weights[0]
         if x.dtype is not weight.dtype:
             raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({weight.dtype}). Convert "
@@ -148,7 +154,6 @@ class RNNBase(Module):
         if x.size(-1) != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{x.size(-1)}")
-        return x, batched, x.size(1)
 
     def _initial_states(self, hx, batched: bool, batch: int, dtype) -> list:
         """The given (or zero) initial state tensors, each (num_layers * directions, N, size), checked."""
@@ -192,6 +197,8 @@ class RNNBase(Module):
         return outputs, state
 
     def forward(self, input, hx=None):
+        if is_packed(input):  # (a PackedSequence in, a PackedSequence out)
+            return forward_packed(self, input, hx)
         x, batched, batch = self._time_major(input)
         initial = self._initial_states(hx, batched, batch, x.dtype)
         per_stream = list(zip(*(h.unbind(0) for h in initial)))  # one state tuple per (layer, direction)
