@@ -69,6 +69,20 @@ def _canonical_padding_and_mask(padding, pad_name: str, mask, mask_name: str, dt
     return padding, mask
 
 
+def _add_feedforward_and_norms(layer: Module, blocks: int, d_model: int, dim_feedforward: int, dropout: float,
+                               eps: float, norm_first: bool, bias: bool, new: dict) -> None:
+    """The feed-forward block and one LayerNorm and Dropout per residual block, registered in torch's order
+    (which is the order of ``state_dict()``)."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **new)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **new)
+    layer.norm_first = norm_first
+    for i in range(1, blocks + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, **new))
+    for i in range(1, blocks + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a two-layer feed-forward block, each with a residual and a LayerNorm
     (after the residual, or before the block when ``norm_first``)."""
@@ -82,14 +96,7 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **new)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **new)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **new)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **new)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **new)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        _add_feedforward_and_norms(self, 2, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, new)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         # torch records which of its two fused activations this is (it decides the fast paths)
@@ -139,16 +146,7 @@ class TransformerDecoderLayer(Module):
                                             **new)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias, **new)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **new)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **new)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **new)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **new)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **new)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        _add_feedforward_and_norms(self, 3, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, new)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
     def __setstate__(self, state) -> None:
