@@ -146,6 +146,7 @@ def test_full_transformer_train(opts):
     run_both(torch, m, t, [src, tgt], call=call)
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
 @pytest.mark.parametrize("batch_first", [True, False])
 def test_eval_fast_paths_match_in_float32(batch_first):
     """In eval under no_grad torch runs fused kernels (and nested tensors for padded encoder input)."""
@@ -205,10 +206,11 @@ def test_square_subsequent_mask_and_causal_detection():
     assert _detect_is_causal_mask(None, True) is True
 
 
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
 def test_errors_as_torch():
     with raises_exactly(RuntimeError, match="activation should be relu/gelu, not tanh"):
         nn.TransformerEncoderLayer(D, H, activation="tanh")
-    with pytest.raises(RuntimeError):
+    with raises_exactly(RuntimeError, match="activation should be relu/gelu, not tanh"):
         torch.nn.TransformerDecoderLayer(D, H, activation="tanh")
     with raises_exactly(RuntimeError, match="activation should be relu/gelu"):
         nn.TransformerDecoderLayer(D, H, activation="tanh")
