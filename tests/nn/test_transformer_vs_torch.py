@@ -234,3 +234,41 @@ def test_layers_are_independent_deep_copies():
     assert a is not b and np.array_equal(a.detach().numpy(), b.detach().numpy())
     assert repr(enc) == repr(torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(D, H, FF, batch_first=True),
                                                          2))
+
+
+def _tiny_lm(lib_nn, vocab=11, d=D):
+    class LM(lib_nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = lib_nn.Embedding(vocab, d)
+            layer = lib_nn.TransformerEncoderLayer(d, H, FF, 0.0, batch_first=True, norm_first=True)
+            self.enc = lib_nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = lib_nn.Linear(d, vocab)
+
+        def forward(self, idx, mask):
+            return self.head(self.enc(self.emb(idx), mask=mask, is_causal=True))
+    return LM()
+
+
+def test_tiny_causal_language_model_trains_as_torch():
+    """A char-level GPT-style model (causal encoder stack) trained three SGD steps: the same losses."""
+    t = _tiny_lm(torch.nn).double()
+    m = _tiny_lm(nn).double()
+    copy_weights(m, t)
+    idx = np.random.default_rng(5).integers(0, 11, (3, 7))
+    opt_t, opt_l = torch.optim.SGD(t.parameters(), lr=0.1), lg.optim.SGD(m.parameters(), lr=0.1)
+    mask_t = torch.nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64)
+    mask_l = nn.Transformer.generate_square_subsequent_mask(6, dtype=lg.float64)
+    for _ in range(3):
+        losses = []
+        for lib, model, opt, mask in ((torch, t, opt_t, mask_t), (lg, m, opt_l, mask_l)):
+            x, y = lib.tensor(idx[:, :-1]), lib.tensor(idx[:, 1:])
+            logits = model(x, mask)
+            loss = (torch.nn.functional if lib is torch else F).cross_entropy(logits.reshape(-1, 11), y.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert abs(losses[0] - losses[1]) < 1e-10
+    for (n, p), (tn, tp) in zip(m.named_parameters(), t.named_parameters()):
+        close(p, tp, "float64")
