@@ -27,7 +27,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+           "sparse_"]
 
 # how much each nonlinearity shrinks the standard deviation it is given, inverted (leaky_relu is computed)
 _GAINS = {
@@ -201,6 +202,21 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     return _fill(tensor, (gain * (q if tall else q.T)).reshape(tensor._data.shape))
 
 
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """A 2-d weight drawn from Normal(0, std) with ``ceil(sparsity * rows)`` zeros in each column, at rows
+    chosen independently per column (Martens' sparse initialisation for deep nets)."""
+    if tensor.dim() != 2:
+        raise ValueError(f"Only tensors with 2 dimensions are supported (got a {tensor.dim()}-d tensor of shape "
+                         f"{tuple(tensor.shape)})")
+    rows, cols = tensor._data.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    for col in range(cols):
+        values[rng.permutation(rows)[:num_zeros], col] = 0.0
+    return _fill(tensor, values)
+
+
 def _deprecated_alias(fn):
     """The old name without the trailing underscore: still works, with a FutureWarning."""
     old = fn.__name__[:-1]
@@ -216,3 +232,4 @@ def _deprecated_alias(fn):
 uniform, normal, constant, xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal, orthogonal = map(
     _deprecated_alias, (uniform_, normal_, constant_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
                         kaiming_normal_, orthogonal_))
+sparse, eye, dirac = map(_deprecated_alias, (sparse_, eye_, dirac_))

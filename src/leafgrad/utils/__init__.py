@@ -1,7 +1,8 @@
-"""leafgrad.utils: torch.utils look-alikes (``data`` for datasets and loaders, ``hooks``, ``tensorboard``)."""
-from . import data, hooks
+"""leafgrad.utils: torch.utils look-alikes (``data`` for datasets and loaders, ``hooks``, ``tensorboard``,
+``checkpoint``)."""
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks", "tensorboard"]
+__all__ = ["checkpoint", "data", "hooks", "tensorboard"]
 
 
 def __getattr__(name: str):
