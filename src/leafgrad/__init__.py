@@ -155,6 +155,8 @@ _LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp
                            "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
                                 "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
+_FROM_LINALG_LEGACY = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr", "matrix_power",
+                                 "cholesky_solve", "cholesky_inverse"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -177,6 +179,8 @@ def __getattr__(name: str):
         return getattr(importlib.import_module("._precision", __name__), name)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name in _FROM_LINALG_LEGACY:  # torch.inverse, torch.det, torch.svd(some=) ... (_ops/linalg_legacy.py)
+        return getattr(importlib.import_module("._ops.linalg_legacy", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("explain", "explain_grad"):
