@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .registry import apply, defop
+from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["_LinAlgError", "check_square", "inv", "inv_ex", "solve", "solve_ex", "det", "slogdet", "cholesky",
            "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cross",
@@ -49,6 +49,11 @@ def check_float(A: Tensor, name: str) -> None:
     if a.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(A.dtype)}")
+
+
+def _pad(g, n: int) -> list:
+    """A multi-output node's gradients, one per output (the engine's list ends at the last one it got)."""
+    return list(g) + [None] * (n - len(g))
 
 
 def _mT(xp, a):
@@ -257,14 +262,20 @@ def det(A: Tensor) -> Tensor:
     return apply(DET, (A,))
 
 
+def _slogdet_grad(xp, g, A, sign):
+    """g A^{-T} (real A). torch keeps ``sign`` for the complex formula; a real one does not need it."""
+    if g is None:  # (only the sign was used: it is locally constant)
+        return xp.zeros_like(A)
+    return xp.expand_dims(xp.expand_dims(g, -1), -1) * _mT(xp, xp.apply(INV, A))
+
+
 def _slogdet_fwd(xp, a):
     sign, logabs = xp.linalg.slogdet(a)
     return xp.asarray(sign), xp.asarray(logabs)
 
 
 SLOGDET = defop("LinalgSlogdetBackward0", _slogdet_fwd,
-                lambda xp, g, A, sign: xp.expand_dims(xp.expand_dims(g[1], -1), -1) * _mT(xp, xp.apply(INV, A)),
-                saved=("self", "result0"), n_out=2, diff_outputs=(False, True))
+                lambda xp, g, A, sign: _slogdet_grad(xp, _pad(g, 2)[1], A, sign), saved=("self", "result0"), n_out=2)
 SLOGDET.node_cls._saved_names = ("A", "sign")
 
 
@@ -373,11 +384,11 @@ def _qr_grad_tall(xp, gQ, gR, Q, R):
 
 
 def _qr_grad(xp, g, Q, R, mode):
-    gQ, gR = g
-    m, n = Q.shape[-2], R.shape[-1]
+    gQ, gR = _pad(g, 2)
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
                            "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     if m >= n:
@@ -417,7 +428,7 @@ def qr(A: Tensor, mode: str = "reduced"):
 
 # ----------------------------------------------------------------------------- eigh
 def _eigh_grad(xp, g, eigenvalues, eigenvectors):
-    gL, gV = g
+    gL, gV = _pad(g, 2)
     V = eigenvectors
     n = V.shape[-1]
     eye = xp.asarray(np.eye(n, dtype=bool))
@@ -425,6 +436,7 @@ def _eigh_grad(xp, g, eigenvalues, eigenvectors):
         inner = xp.zeros_like(V)
     else:
         VhgV = xp.matmul(_mT(xp, V), gV)
+        VhgV = 0.5 * (VhgV - _mT(xp, VhgV))  # (projected on the skew-symmetric matrices, as torch)
         E = xp.expand_dims(eigenvalues, -2) - xp.expand_dims(eigenvalues, -1)
         inner = xp.where(eye, 0.0, VhgV / xp.where(eye, 1.0, E))
     if gL is not None:
@@ -460,7 +472,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
 
 # ----------------------------------------------------------------------------- svd
 def _svd_grad(xp, g, U, S, Vh, full_matrices):
-    gU, gS, gVh = g
+    gU, gS, gVh = _pad(g, 3)
     k = S.shape[-1]
     if full_matrices:  # (only the first k columns of U and rows of Vh enter A)
         U, Vh = U[..., :, :k], Vh[..., :k, :]
@@ -590,12 +602,16 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
 
 
 # ----------------------------------------------------------------------------- triangular solve
+def _tri_mask(n: int, upper: bool, unitriangular: bool) -> np.ndarray:
+    """The entries of A that solve_triangular reads (the diagonal too unless ``unitriangular``)."""
+    return np.triu(np.ones((n, n), bool), 1 if unitriangular else 0) if upper else \
+        np.tril(np.ones((n, n), bool), -1 if unitriangular else 0)
+
+
 def _tri(xp, a, upper, unitriangular):
     n = a.shape[-1]
-    keep = np.triu(np.ones((n, n), bool), 1 if unitriangular else 0) if upper else \
-        np.tril(np.ones((n, n), bool), -1 if unitriangular else 0)
-    out = xp.where(xp.asarray(keep), a, 0.0)
-    return out + xp.asarray(np.eye(n, dtype=xp.dtype_of(a))) if unitriangular else out
+    out = xp.where(_tri_mask(n, upper, unitriangular), a, 0.0)
+    return out + xp.eye(n, dtype=a.dtype) if unitriangular else out
 
 
 def _solve_tri_fwd(xp, a, b, upper, left, unitriangular):
@@ -609,10 +625,8 @@ def _tri_gB(xp, g, self, upper, left, unitriangular):
 def _tri_gA(xp, g, self, result, upper, left, unitriangular):
     gB = _tri_gB(xp, g, self, upper, left, unitriangular)
     gA = -xp.matmul(gB, _mT(xp, result)) if left else -xp.matmul(_mT(xp, result), gB)
-    n = gA.shape[-1]
-    keep = np.triu(np.ones((n, n), bool), 1 if unitriangular else 0) if upper else \
-        np.tril(np.ones((n, n), bool), -1 if unitriangular else 0)
-    return xp.sum_to(xp.where(xp.asarray(keep), gA, 0.0), self.shape)
+    keep = xp.asarray(_tri_mask(gA.shape[-1], upper, unitriangular))
+    return xp.sum_to(xp.where(keep, gA, 0.0), self.shape)
 
 
 SOLVE_TRI = defop("LinalgSolveTriangularBackward0", _solve_tri_fwd,
@@ -644,6 +658,7 @@ CROSS = defop("LinalgCrossBackward0", _cross_fwd,
               (lambda xp, g, self, other, dim: xp.sum_to(xp.apply(CROSS, other, g, params=(dim,)), self.shape),
                lambda xp, g, self, other, dim: xp.sum_to(xp.apply(CROSS, g, self, params=(dim,)), other.shape)),
               saved=("self", "other", "dim"), n_in=2)
+show_saved_as(CROSS, "dim", unsigned_int64)  # (torch keeps the dim as given: -1 reads back as 2**64 - 1)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
@@ -654,7 +669,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if a.shape[dim] != 3 or b.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[dim]} and "
                            f"{b.shape[dim]}")
-    return apply(CROSS, (input, other), (dim % a.ndim,))
+    return apply(CROSS, (input, other), (dim,))
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -692,13 +707,14 @@ def matrix_norm_svd(A: Tensor, ord, dim: tuple, keepdim: bool) -> Tensor:
     r, c = dim[0] % nd, dim[1] % nd
     if r == c:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
-    moved = A.permute(*[d for d in range(nd) if d not in (r, c)], r, c) if (r, c) != (nd - 2, nd - 1) else A
-    s = svdvals(moved)
-    out = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
-    if keepdim:
-        for d in sorted((r, c)):
-            out = out.unsqueeze(d)
-    return out
+    perm = [d for d in range(nd) if d not in (r, c)] + [r, c]
+    s = svdvals(A.permute(*perm))  # (torch permutes even when the dims are already last)
+    reduce = {"nuc": s.sum, 2: s.amax, -2: s.amin}[ord]
+    if not keepdim:
+        return reduce(-1)
+    out = reduce(-1, keepdim=True).unsqueeze(-1)
+    inverse = [perm.index(d) for d in range(nd)]
+    return out.permute(*inverse)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
