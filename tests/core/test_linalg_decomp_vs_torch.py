@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from tests.core.differential import error_class
+from tests.core.differential import observe
 
 RNG = np.random.default_rng(14)
 SQ = RNG.standard_normal((3, 3)) + 3 * np.eye(3)
@@ -161,17 +161,10 @@ ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(torch, name):
-    def catch(L):
-        try:
-            ERRORS[name](L)
-        except Exception as e:  # noqa: BLE001 - the exception is the observation
-            return e
-        return None
-    t, lerr = catch(torch), catch(lg)
-    assert t is not None and lerr is not None, (t, lerr)
-    assert error_class(lerr) == error_class(t), (lerr, t)
-    opening = str(t).split("\n")[0].split(". ")[0].split(": (")[0]
-    assert str(lerr).startswith(opening[:40]), (str(lerr), str(t))
+    t, lerr = observe(ERRORS[name], torch), observe(ERRORS[name], lg)
+    assert t[0] == lerr[0] == "raise" and lerr[1] == t[1], (t, lerr)
+    opening = t[2].split("\n")[0].split(". ")[0].split(": (")[0]
+    assert lerr[2].startswith(opening[:40]), (lerr[2], t[2])
 
 
 def test_ex_variants_report_info(torch):

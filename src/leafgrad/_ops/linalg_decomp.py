@@ -169,15 +169,10 @@ def _solve_gA(xp, g, A, result, left, vector):
 
 
 _SOLVE_FORMULAS = (lambda xp, g, A, result, left, vector: _solve_gA(xp, g, A, result, left, vector),
-               lambda xp, g, A, result, left, vector: xp.sum_to(_solve_gB(xp, g, A, left, vector),
-                                                                 _b_shape(g, result, vector)))
+               lambda xp, g, A, result, left, vector: _solve_gB(xp, g, A, left, vector))  # (B comes expanded)
 SOLVE = defop("LinalgSolveExBackward0", _solve_fwd, _SOLVE_FORMULAS, saved=("self", "result", "left", "vector"),
               n_in=2)
 SOLVE.node_cls._saved_names = ("A", "result", "left", "vector")
-
-
-def _b_shape(g, result, vector):
-    return g.shape  # (B's broadcast shape: corrected by the caller's expand, see solve_ex)
 
 
 def _solve_args(A: Tensor, B: Tensor, left: bool, name: str):
