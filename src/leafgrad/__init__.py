@@ -150,7 +150,7 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 
 
 # submodules loaded on first use, keeping `import leafgrad` fast
-_LAZY_MODULES = frozenset({"special", "nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
+_LAZY_MODULES = frozenset({"special", "fft", "nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
                            "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version",
                            "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
