@@ -123,3 +123,14 @@ def test_fft_loads_on_first_use():
     code = "import sys, leafgrad; print('leafgrad.fft' in sys.modules); leafgrad.fft; print('leafgrad.fft' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
+
+
+@pytest.mark.parametrize("name", ["rfft then irfft", "fft, ifft, hfft", "fft2 then irfft2"])
+def test_fft_second_gradients_match_torch(torch, name):
+    def run(L):
+        x = L.tensor(X, requires_grad=True)
+        y = GRADS[name](L, x)
+        (g,) = L.autograd.grad((y * y * y).sum(), x, create_graph=True)
+        (g2,) = L.autograd.grad((g * g).sum(), x)
+        return g2
+    np.testing.assert_allclose(_np(run(lg)), _np(run(torch)), rtol=1e-8, atol=1e-9)

@@ -55,7 +55,7 @@ def _r2c_grad(xp, g, self, dim, normalization, onesided):
         pad = list(g.shape)
         pad[last] = full - g.shape[last]
         g = xp.concatenate([g, xp.zeros(tuple(pad), dtype=xp.dtype_of(g))], axis=last)
-    return xp.real(xp.apply(C2C, g, params=(dim, normalization, False)))
+    return xp.apply(REAL_PART, xp.apply(C2C, g, params=(dim, normalization, False)))
 
 
 def _c2r_grad(xp, g, dim, normalization):
@@ -71,6 +71,12 @@ def _c2r_grad(xp, g, dim, normalization):
     return gI
 
 
+def _real_part_grad(xp, g, self):
+    return xp.astype(g, xp.dtype_of(self))  # (a real gradient, as a complex one with no imaginary part)
+
+
+# the real part inside R2C's backward, as an op, so that the backward is itself differentiable
+REAL_PART = defop("RealBackward0", lambda xp, a: xp.real(a).copy(), _real_part_grad, saved=("self",))
 R2C = defop("FftR2CBackward0", _r2c_fwd, _r2c_grad, saved=("self", "dim", "normalization", "onesided"))
 C2C = defop("FftC2CBackward0", _c2c_fwd,
             lambda xp, g, dim, normalization, forward: xp.apply(C2C, g, params=(dim, normalization, not forward)),
