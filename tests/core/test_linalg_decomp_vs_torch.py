@@ -167,6 +167,16 @@ def test_errors_match_torch(torch, name):
     assert lerr[2].startswith(opening[:40]), (lerr[2], t[2])
 
 
+def test_det_gradient_of_a_singular_matrix_matches_torch(torch):
+    a = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]]
+    grads = []
+    for L in (torch, lg):
+        x = L.tensor([a, np.eye(3).tolist()], dtype=L.float64, requires_grad=True)
+        L.linalg.det(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-12)
+
+
 def test_ex_variants_report_info(torch):
     for L in (torch, lg):
         assert int(L.linalg.inv_ex(L.zeros(2, 2)).info) == 1

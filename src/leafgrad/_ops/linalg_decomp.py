@@ -243,9 +243,24 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 
 # ----------------------------------------------------------------------------- determinants
+def _cofactor(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix of every matrix of ``a`` from its SVD: det(U) det(Vh) U diag(prod_{j != i} s_j) Vh,
+    which stays finite for a singular matrix (where det(A) A^{-T} does not exist)."""
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(s, -1)[..., :-1]], -1), -1), -1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return sign[..., None, None] * ((u * (left * right)[..., None, :]) @ vh)
+
+
 def _det_grad(xp, g, A, result):
     # d det(A) = det(A) tr(A^{-1} dA): the gradient is g det(A) A^{-T} (A invertible)
-    return xp.expand_dims(xp.expand_dims(g * result, -1), -1) * _mT(xp, xp.apply(INV, A))
+    gg = xp.expand_dims(xp.expand_dims(g, -1), -1)
+    a = xp.data(A)
+    if _maybe_singular(a):  # (torch's SVD path; here the cofactors enter as a constant of the backward)
+        return gg * xp.constant(_cofactor(a))
+    return gg * xp.expand_dims(xp.expand_dims(result, -1), -1) * _mT(xp, xp.apply(INV, A))
 
 
 DET = defop("LinalgDetBackward0", lambda xp, a: xp.asarray(xp.linalg.det(a)), _det_grad, saved=("self", "result"))
