@@ -150,11 +150,14 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 
 
 # submodules loaded on first use, keeping `import leafgrad` fast
-_LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
+_LAZY_MODULES = frozenset({"special", "fft", "nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
                            "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version",
                            "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
                                 "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
+_FROM_LINALG_LEGACY = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr", "matrix_power",
+                                 "cholesky_solve", "cholesky_inverse"})
+_FROM_SPECIAL_OPS = frozenset({"lgamma", "digamma", "polygamma", "mvlgamma", "i0"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -177,6 +180,10 @@ def __getattr__(name: str):
         return getattr(importlib.import_module("._precision", __name__), name)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
+    if name in _FROM_LINALG_LEGACY:  # torch.inverse, torch.det, torch.svd(some=) ... (_ops/linalg_legacy.py)
+        return getattr(importlib.import_module("._ops.linalg_legacy", __name__), name)
+    if name in _FROM_SPECIAL_OPS:  # torch.lgamma, torch.digamma, ... (_ops/special_ops.py)
+        return getattr(importlib.import_module("._ops.special_ops", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("explain", "explain_grad"):

@@ -3,7 +3,7 @@
 ``vector_norm`` is the op itself (LinalgVectorNormBackward0). ``matrix_norm`` is the
 Frobenius norm (that same op over two dims, as in torch) or, for ord 1, -1, inf and -inf,
 torch's own composition of abs, sum and amax/amin, so the recorded graph is torch's. The
-2-norm and the nuclear norm need singular values, which leafgrad does not compute.
+2-norm and the nuclear norm reduce the singular values (``_ops/linalg_decomp.py``), as torch.
 ``norm`` picks between the two by ``ord`` and ``dim`` exactly as torch.linalg.norm does.
 """
 from __future__ import annotations
@@ -13,8 +13,14 @@ import numbers
 from . import _dtype as D
 from ._ops.reduction import norm as _vector_norm, require_float_norm_input
 from ._tensor import Tensor
+from ._ops.linalg_decomp import (_LinAlgError as LinAlgError, cholesky, cholesky_ex, cross, det, eigh,  # noqa: F401
+                                 eigvalsh, inv, inv_ex, lstsq, matrix_power, matrix_rank, pinv, qr, slogdet, solve,
+                                 solve_ex, solve_triangular, svd, svdvals, vecdot)
+from ._ops import linalg_legacy as _legacy  # noqa: F401  (binds Tensor.inverse, Tensor.det, ...)
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot"]
 
 _INF = float("inf")
 
@@ -53,9 +59,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         if not keepdim and col > row:  # (the summed dim is gone)
             col -= 1
         return sums.amax(col, keepdim=keepdim) if ord > 0 else sums.amin(col, keepdim=keepdim)
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"linalg.matrix_norm with ord={ord!r} needs singular values, which leafgrad does "
-                                  "not compute: use ord='fro', 1, -1, inf or -inf.")
+    if ord in (2, -2, "nuc"):  # (torch's composition: the singular values, then amax / amin / sum)
+        from ._ops.linalg_decomp import matrix_norm_svd
+        return matrix_norm_svd(A, ord, dim, keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported. Use 'fro', 'nuc', 1, -1, 2, -2, inf or -inf.")
 
 

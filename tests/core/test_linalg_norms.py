@@ -74,8 +74,9 @@ def test_norm_errors_match_torch(torch, name):
     assert str(l_info.value).startswith(opening)
 
 
-def test_singular_value_norms_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="singular values"):
-        lg.linalg.matrix_norm(lg.tensor(A), 2)
-    with pytest.raises(NotImplementedError, match="singular values"):
-        lg.linalg.norm(lg.tensor(A), "nuc")
+def test_singular_value_norms_match_torch(torch):
+    # (more cases, with gradients, in test_linalg_decomp_vs_torch.py)
+    for ord_ in (2, -2, "nuc"):
+        t = torch.linalg.norm(torch.tensor(A), ord_)
+        lv = lg.linalg.norm(lg.tensor(A), ord_)
+        np.testing.assert_allclose(lv.numpy(), t.numpy(), rtol=1e-6)

@@ -81,8 +81,11 @@ class ArrayNamespace:
         return self.module.where(mask, value, a)
 
     def astype(self, a, dtype):
-        """``a`` in NumPy dtype ``dtype`` (the same object when it already is)."""
-        return a if a.dtype == dtype else a.astype(dtype)
+        """``a`` in NumPy dtype ``dtype`` (the same object when it already is); complex to real keeps the
+        real part, as torch's casts do (NumPy's would warn)."""
+        if a.dtype == dtype:
+            return a
+        return (a.real if a.dtype.kind == "c" and np.dtype(dtype).kind != "c" else a).astype(dtype)
 
     def dtype_of(self, a):
         """The NumPy dtype of an array or a Tensor."""
@@ -173,7 +176,13 @@ class TensorNamespace:
 
     @staticmethod
     def astype(a, dtype):
-        return a if a._data.dtype == dtype else a.to(_leafgrad_dtype(dtype))
+        if a._data.dtype == dtype:
+            return a
+        if a._data.dtype.kind == "c" and np.dtype(dtype).kind != "c":  # (the real part, recorded: see fft_ops)
+            from .fft_ops import REAL_PART
+            from .registry import apply
+            a = apply(REAL_PART, (a,))
+        return a.to(_leafgrad_dtype(dtype))
 
     @staticmethod
     def dtype_of(a):
