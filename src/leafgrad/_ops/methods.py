@@ -18,6 +18,7 @@ from . import reduction as R
 from . import shape as S
 from . import shape_extra as SX
 from . import sorting as SO
+from .numpy_kwargs import numpy_kwargs
 from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
 
 
@@ -85,10 +86,12 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or "cpu", requires_grad=requires_grad)
 
 
+@numpy_kwargs(name="max")
 def _max_method(self, dim=None, keepdim=False):
     return R.max(self, dim, keepdim)
 
 
+@numpy_kwargs(name="min")
 def _min_method(self, dim=None, keepdim=False):
     return R.min(self, dim, keepdim)
 
