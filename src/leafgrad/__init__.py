@@ -155,6 +155,8 @@ _LAZY_MODULES = frozenset({"nn", "optim", "utils", "viz", "explain_module", "amp
                            "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
                                 "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
+_FROM_STATISTICS = frozenset({"unique", "unique_consecutive", "bincount", "histc", "histogram", "searchsorted",
+                              "bucketize", "quantile", "nanquantile", "cdist", "cartesian_prod", "combinations"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -175,6 +177,8 @@ def __getattr__(name: str):
         return __version__
     if name in ("set_float32_matmul_precision", "get_float32_matmul_precision"):
         return getattr(importlib.import_module("._precision", __name__), name)
+    if name in _FROM_STATISTICS:  # (_ops/statistics.py, imported on first use)
+        return getattr(importlib.import_module("._ops.statistics", __name__), name)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:

@@ -341,6 +341,18 @@ METHODS = {
     "xlogy_": _xlogy_, "heaviside_": _heaviside_,
 }
 
+def _statistics_method(name: str):
+    """A Tensor method of statistics.py, which is imported on the first call (rarely used ops)."""
+    def m(self, *args, **kwargs):
+        from . import statistics
+        return getattr(statistics, name)(self, *args, **kwargs)
+    m.__name__ = name
+    return m
+
+
+for _name in ("unique", "unique_consecutive", "bincount", "histc", "histogram", "quantile", "nanquantile"):
+    METHODS[_name] = _statistics_method(_name)
+
 for _name, _fn in METHODS.items():
     if _fn is not None:
         setattr(Tensor, _name, _fn)
