@@ -49,6 +49,9 @@ from ._ops.sorting import argsort, cummax, cummin, kthvalue, median, msort, nanm
 from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, kron, logcumsumexp, meshgrid,
                                repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
+from ._ops.out_arg import add_out_args as _add_out_args
+
+_add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd
