@@ -530,10 +530,8 @@ def setitem(self: Tensor, key, value) -> None:
             _scalar_operand(value, self)
             return
         key, nkey = None, (None,)
-    if isinstance(value, Tensor):
-        value = _without_leading_ones(value)
     if any(_is_advanced(k) for k in nkey):
-        v = _scalar_operand(value, self)
+        v = _scalar_operand(_without_leading_ones(value) if isinstance(value, Tensor) else value, self)
         check_index_put(self, nkey, v, isinstance(value, Tensor))
         inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
         return
@@ -544,6 +542,7 @@ def setitem(self: Tensor, key, value) -> None:
         else:
             if value._data.shape != view._data.shape:  # the value is expanded to the view: torch's expand error
                 from .shape import expanded_sizes
+                value = _without_leading_ones(value)
                 expanded_sizes(value, view._data.shape)
             copy_(view, value)
     else:
