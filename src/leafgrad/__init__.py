@@ -49,6 +49,9 @@ from ._ops.sorting import argsort, cummax, cummin, kthvalue, median, msort, nanm
 from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, kron, logcumsumexp, meshgrid,
                                repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
+from ._ops.out_arg import add_out_args as _add_out_args
+
+_add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd
@@ -158,6 +161,8 @@ _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BF
 _FROM_LINALG_LEGACY = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr", "matrix_power",
                                  "cholesky_solve", "cholesky_inverse"})
 _FROM_SPECIAL_OPS = frozenset({"lgamma", "digamma", "polygamma", "mvlgamma", "i0"})
+_FROM_STATISTICS = frozenset({"unique", "unique_consecutive", "bincount", "histc", "histogram", "searchsorted",
+                              "bucketize", "quantile", "nanquantile", "cdist", "cartesian_prod", "combinations"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -178,6 +183,8 @@ def __getattr__(name: str):
         return __version__
     if name in ("set_float32_matmul_precision", "get_float32_matmul_precision"):
         return getattr(importlib.import_module("._precision", __name__), name)
+    if name in _FROM_STATISTICS:  # (_ops/statistics.py, imported on first use)
+        return getattr(importlib.import_module("._ops.statistics", __name__), name)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
     if name in _FROM_LINALG_LEGACY:  # torch.inverse, torch.det, torch.svd(some=) ... (_ops/linalg_legacy.py)

@@ -19,10 +19,14 @@ def _is_advanced(k) -> bool:
     return isinstance(k, (np.ndarray, list)) or (isinstance(k, Tensor) and k._data.ndim > 0) or isinstance(k, bool)
 
 
+def _is_bool0(k) -> bool:
+    return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_
+
+
 def normalize_key(key) -> tuple:
     """Turn a user key into a tuple of ints, slices, None, Ellipsis and index arrays."""
     if not isinstance(key, tuple):
-        key = (key,)
+        key = tuple(key) if _sequence_as_tuple(key) else (key,)
     out = []
     for k in key:
         if isinstance(k, Tensor):
@@ -32,12 +36,15 @@ def normalize_key(key) -> tuple:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 k = k._data
-        elif isinstance(k, (list, tuple)):
+        elif isinstance(k, (list, tuple, range)):
             k = _list_index(k)
+        elif isinstance(k, bool):  # (True: a new dim of size 1, False: one of size 0, as NumPy's)
+            k = np.asarray(k)
         elif isinstance(k, np.integer):
             k = int(k)
         elif isinstance(k, np.ndarray):
-            pass
+            if k.dtype.kind == "f":  # (torch reads a float array as long indices, truncated)
+                k = k.astype(np.int64)
         elif isinstance(k, str):
             raise TypeError(f"new(): invalid data type '{type(k).__name__}'")  # (torch's, from building a tensor)
         elif not (k is None or k is Ellipsis or isinstance(k, (int, slice, bool))):
@@ -53,21 +60,44 @@ def normalize_key(key) -> tuple:
                 raise ValueError("slice step cannot be zero")
             if k.step is not None and k.step < 0:
                 raise ValueError("step must be greater than zero")
-        elif k is Ellipsis and Ellipsis in out:
+        elif k is Ellipsis and any(o is Ellipsis for o in out):  # (``in`` would compare index arrays)
             continue  # torch reads a second ... as covering no dims
         out.append(k)
     return tuple(out)
 
 
 def _list_index(k):
+    """A list or range of indices (bools: a mask) as an array; numbers that are floats are read as
+    long indices, truncated, as torch's conversion of an index sequence does."""
     vals = [int(x) if isinstance(x, Tensor) and x._data.ndim == 0 else x for x in k]
     arr = np.asarray([v._data if isinstance(v, Tensor) else v for v in vals])
-    if arr.dtype.kind not in "bi" and arr.size:
+    if arr.dtype.kind not in "bif" and arr.size:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return arr.astype(np.int64) if arr.dtype.kind != "b" else arr
 
 
+def _sequence_as_tuple(key) -> bool:
+    """torch's (and old NumPy's) rule for a key that is a list, not a tuple: read it as a tuple of
+    indices (with torch's deprecation warning) when it is short and holds a tensor, a sequence, a
+    slice, ``...`` or None; otherwise it is one index array (``x[[0, 2]]``)."""
+    if not isinstance(key, (list, str)) or len(key) >= 32:
+        return False
+    for k in key:
+        if isinstance(k, (Tensor, list, tuple, range, str, slice, np.ndarray)) or k is None or k is Ellipsis:
+            import warnings
+            warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+                          "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+                          "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+                          "or a different result", UserWarning, stacklevel=4)
+            return True
+    return False
+
+
 def _check_bool_shapes(t: Tensor, key: tuple) -> None:
+    used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+               for k in key if k is not None and k is not Ellipsis)  # (a mask covers as many dims as it has)
+    if used > t._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
     dim = 0
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -128,8 +158,10 @@ def getitem(t: Tensor, key) -> Tensor:
     if any(_is_advanced(k) for k in key):
         _check_bool_shapes(t, key)
         # as torch: ints, slices and None first (as views), then one index op for the arrays
-        basic = tuple(slice(None) if _is_advanced(k) else k for k in key)
-        rest = tuple(k if _is_advanced(k) or k is Ellipsis else slice(None) for k in key if not isinstance(k, int))
+        # (a 0-d mask (``True``) adds a dim of size 1 (0 when False) and consumes none, as NumPy's)
+        basic = tuple(None if _is_bool0(k) else slice(None) if _is_advanced(k) else k for k in key)
+        rest = tuple((np.arange(int(k)) if _is_bool0(k) else k) if _is_advanced(k) or k is Ellipsis else slice(None)
+                     for k in key if not isinstance(k, int))
         if any(not (isinstance(k, slice) and k == slice(None)) for k in basic if k is not Ellipsis):
             t = _basic_index(t, basic, False)
         try:

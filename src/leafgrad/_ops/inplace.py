@@ -492,15 +492,11 @@ def random_fill_(self: Tensor, arr: np.ndarray, name: str) -> Tensor:
 
 
 def check_index_put(self: Tensor, key: tuple, value: Tensor, value_given: bool) -> None:
-    """What torch's index_put_ checks before writing: index dtypes, the value's dtype (a tensor the user
+    """What torch's index_put_ checks before writing: index dtypes, the value's shape and dtype (a tensor the user
     gave must match exactly), indices in range, and a value that broadcasts to the indexed shape."""
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype.kind not in "iub":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if value_given and value.dtype is not self.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{D.scalar_type_name(self.dtype)} for the destination and "
-                           f"{D.scalar_type_name(value.dtype)} for the source.")
     try:  # the indexed shape, from a one-byte stand-in for self (the real data is not touched)
         target = np.broadcast_to(np.zeros((), dtype=np.int8), self._data.shape)[key].shape
     except IndexError as e:
@@ -516,14 +512,26 @@ def check_index_put(self: Tensor, key: tuple, value: Tensor, value_given: bool) 
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(target)}")
+    if value_given and value.dtype is not self.dtype:  # (torch checks the shapes first)
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{D.scalar_type_name(self.dtype)} for the destination and "
+                           f"{D.scalar_type_name(value.dtype)} for the source.")
 
 
 def setitem(self: Tensor, key, value) -> None:
     """``t[key] = value``: basic keys write through a view (CopySlices), advanced ones use index_put_."""
     from .indexing import _is_advanced, getitem, normalize_key
     nkey = normalize_key(key)
+    if isinstance(value, (list, tuple, np.ndarray)):  # (torch writes tensors and numbers only)
+        raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}: convert the value first, "
+                        f"e.g. t[key] = torch.tensor(value)")
+    if key is False or key is True:  # (torch's own cases: False writes nothing, True writes x.unsqueeze(0))
+        if key is False:
+            _scalar_operand(value, self)
+            return
+        key, nkey = None, (None,)
     if any(_is_advanced(k) for k in nkey):
-        v = _scalar_operand(value, self)
+        v = _scalar_operand(_without_leading_ones(value) if isinstance(value, Tensor) else value, self)
         check_index_put(self, nkey, v, isinstance(value, Tensor))
         inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
         return
@@ -534,13 +542,29 @@ def setitem(self: Tensor, key, value) -> None:
         else:
             if value._data.shape != view._data.shape:  # the value is expanded to the view: torch's expand error
                 from .shape import expanded_sizes
+                value = _without_leading_ones(value)
                 expanded_sizes(value, view._data.shape)
             copy_(view, value)
     else:
-        if isinstance(value, (list, tuple, np.ndarray)):
-            copy_(view, _operand(value, self))
-        else:
-            fill_(view, _scalar_operand(value, self) if isinstance(value, str) else value)
+        fill_(view, _scalar_operand(value, self) if isinstance(value, str) else value)
+
+
+def _type_name(value) -> str:
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__.split('.')[0]}.{cls.__name__}"
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """torch drops a written value's leading size-1 dims (``t[0] = ones(1, n)`` on an (m, n)
+    tensor), through a view that autograd records, before broadcasting it to the target."""
+    shape = value._data.shape
+    n = 0
+    while n < len(shape) and shape[n] == 1:
+        n += 1
+    if not n:
+        return value
+    from .shape import view
+    return view(value, shape[n:])
 
 
 def _whole(key: tuple) -> bool:

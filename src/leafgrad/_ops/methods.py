@@ -18,6 +18,7 @@ from . import reduction as R
 from . import shape as S
 from . import shape_extra as SX
 from . import sorting as SO
+from .numpy_kwargs import numpy_kwargs
 from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
 
 
@@ -85,10 +86,12 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or "cpu", requires_grad=requires_grad)
 
 
+@numpy_kwargs(name="max")
 def _max_method(self, dim=None, keepdim=False):
     return R.max(self, dim, keepdim)
 
 
+@numpy_kwargs(name="min")
 def _min_method(self, dim=None, keepdim=False):
     return R.min(self, dim, keepdim)
 
@@ -337,6 +340,18 @@ METHODS = {
     "arctan2_": _float_binary_("atan2", PM.ATAN2, "arctan2_"), "hypot_": _float_binary_("hypot", PM.HYPOT, "hypot_"),
     "xlogy_": _xlogy_, "heaviside_": _heaviside_,
 }
+
+def _statistics_method(name: str):
+    """A Tensor method of statistics.py, which is imported on the first call (rarely used ops)."""
+    def m(self, *args, **kwargs):
+        from . import statistics
+        return getattr(statistics, name)(self, *args, **kwargs)
+    m.__name__ = name
+    return m
+
+
+for _name in ("unique", "unique_consecutive", "bincount", "histc", "histogram", "quantile", "nanquantile"):
+    METHODS[_name] = _statistics_method(_name)
 
 for _name, _fn in METHODS.items():
     if _fn is not None:

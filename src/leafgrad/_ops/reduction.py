@@ -10,6 +10,7 @@ from .. import return_types
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
+from .numpy_kwargs import numpy_kwargs
 
 _make = Tensor._make
 
@@ -314,6 +315,7 @@ def _sum_dtype(t: Tensor, dtype) -> np.dtype | None:
     return None
 
 
+@numpy_kwargs
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim)
     npd = _sum_dtype(input, dtype)
@@ -347,6 +349,7 @@ def _require_float(input: Tensor, name: str) -> None:
             f"Got: {D.scalar_type_name(input.dtype)}")
 
 
+@numpy_kwargs
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
@@ -357,6 +360,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
     return apply(MEAN_DIM, (input,), (dims, keepdim))
 
 
+@numpy_kwargs
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
@@ -394,20 +398,24 @@ def _max_min(input: Tensor, dim, keepdim, other, which: str):
     return (return_types.max if which == "max" else return_types.min)((vals, idx))
 
 
+@numpy_kwargs
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     return _max_min(input, dim, keepdim, None, "max")
 
 
+@numpy_kwargs
 def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     return _max_min(input, dim, keepdim, None, "min")
 
 
+@numpy_kwargs
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amax", dims)
     return apply(AMAX, (input,), (dims, keepdim))
 
 
+@numpy_kwargs
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amin", dims)
@@ -429,6 +437,7 @@ def _var_args(dim, unbiased, correction):
     return dim, unbiased, correction
 
 
+@numpy_kwargs
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
     _require_std_var_float(input)
@@ -438,6 +447,7 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return apply(VAR, (input,), (dims, correction, keepdim))
 
 
+@numpy_kwargs
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     dim, unbiased, correction = _var_args(dim, unbiased, correction)
     _require_std_var_float(input)
@@ -447,6 +457,7 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     return apply(STD, (input,), (dims, correction, keepdim))
 
 
+@numpy_kwargs
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if input.dtype._kind <= 1:  # an integer input gives the default float dtype, as torch
         input = input.to(D.get_default_dtype())
@@ -467,6 +478,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     return apply(NORM, (input,), (p if p.__class__ in (int, float) else float(p), dims, keepdim))
 
 
+@numpy_kwargs
 def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor:
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
@@ -475,6 +487,7 @@ def softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor
     return apply(SOFTMAX, (input,), (d,))
 
 
+@numpy_kwargs
 def log_softmax(input: Tensor, dim=None, dtype=None, _stacklevel: int = 3) -> Tensor:
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
@@ -518,29 +531,35 @@ def _arg_extreme(input: Tensor, dim, keepdim: bool, which: str) -> Tensor:
     return _make(np.asarray(getattr(a, which)(axis=d, keepdims=keepdim), dtype=np.int64))
 
 
+@numpy_kwargs
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(input, dim, keepdim, "argmax")
 
 
+@numpy_kwargs
 def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(input, dim, keepdim, "argmin")
 
 
+@numpy_kwargs
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
     return _make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
 
 
+@numpy_kwargs
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
     return _make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
 
 
+@numpy_kwargs
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
     return _make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
 
 
+@numpy_kwargs
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     if dtype is not None:

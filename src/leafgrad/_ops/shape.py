@@ -10,6 +10,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
+from .numpy_kwargs import numpy_kwargs
 
 _make = Tensor._make
 
@@ -207,6 +208,7 @@ SQUEEZE_DIMS = defop("SqueezeBackward2", lambda xp, a, dims: a.reshape(
     _unview, saved=("self_sym_sizes",), view=True)
 
 
+@numpy_kwargs
 def squeeze(input: Tensor, dim=None) -> Tensor:
     nd = input._data.ndim
     if dim is None:
@@ -220,6 +222,7 @@ UNSQUEEZE = defop("UnsqueezeBackward0", lambda xp, a, dim: xp.expand_dims(a, dim
                   lambda xp, g, dim: xp.squeeze(g, dim), saved=("dim",), view=True)
 
 
+@numpy_kwargs
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return apply(UNSQUEEZE, (input,), (_wrap_dim(dim, input._data.ndim + 1),))
 
@@ -400,6 +403,7 @@ def _tensors(tensors, name: str) -> tuple:
     return tensors
 
 
+@numpy_kwargs
 def cat(tensors, dim: int = 0) -> Tensor:
     from .. import _dtype as D
     tensors = _tensors(tensors, "torch.cat")
@@ -428,6 +432,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
 concat = concatenate = cat
 
 
+@numpy_kwargs
 def stack(tensors, dim: int = 0) -> Tensor:
     from .. import _dtype as D
     tensors = _tensors(tensors, "torch.stack")

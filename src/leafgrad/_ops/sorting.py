@@ -19,6 +19,7 @@ from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .reduction import _check_nonempty, _evenly
 from .registry import apply, defop, show_saved_as, unsigned_int64
+from .numpy_kwargs import numpy_kwargs
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 
@@ -174,12 +175,14 @@ def _dim_size(input: Tensor, dim: int) -> int:
     return shape[_wrap_dim(dim, len(shape))] if shape else 1
 
 
+@numpy_kwargs
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = False):
     _wrap_dim(int(dim), input._data.ndim)
     vals, idx = apply(SORT_STABLE if stable else SORT, (input,), (int(dim), bool(descending)))
     return return_types.sort((vals, idx))
 
 
+@numpy_kwargs
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     return sort(input, dim, descending, stable=stable).indices
 
@@ -188,6 +191,7 @@ def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
 
+@numpy_kwargs
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """``sorted=False`` returns them sorted as well: torch leaves that order unspecified."""
     k = int(k)
@@ -197,6 +201,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk((vals, idx))
 
 
+@numpy_kwargs
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     ndim = input._data.ndim
     d = _wrap_dim(int(dim), ndim)
@@ -220,10 +225,12 @@ def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
     return (return_types.nanmedian if ignore_nan else return_types.median)((vals, idx))
 
 
+@numpy_kwargs
 def median(input: Tensor, dim=None, keepdim: bool = False):
     return _median(input, dim, keepdim, False)
 
 
+@numpy_kwargs
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
     return _median(input, dim, keepdim, True)
 
@@ -234,9 +241,11 @@ def _cum(input: Tensor, dim: int, which: str, kind: str):
     return getattr(return_types, kind)((vals, idx))
 
 
+@numpy_kwargs
 def cummax(input: Tensor, dim: int):
     return _cum(input, dim, "max", "cummax")
 
 
+@numpy_kwargs
 def cummin(input: Tensor, dim: int):
     return _cum(input, dim, "min", "cummin")
