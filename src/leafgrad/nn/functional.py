@@ -31,6 +31,7 @@ from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hard
 from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
 from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
+from ._f_extra import conv_transpose1d, conv_transpose2d, scaled_dot_product_attention  # noqa: F401
 
 _make = Tensor._make
 
@@ -43,7 +44,7 @@ __all__ = [
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
     "cosine_similarity", "pairwise_distance", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
-    "multi_head_attention_forward",
+    "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d",
 ]
 
 
@@ -115,7 +116,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 # =============================================================================== convolution
-def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1) -> bool:
+def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1,
+                transposed: bool = False) -> bool:
     dim = input._data.ndim
     if dim not in (nd + 1, nd + 2):
         kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
@@ -139,6 +141,8 @@ def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd:
     if o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size {list(weight._data.shape)} instead")
+    if transposed:  # a transposed weight is (C_in, C_out // groups, ...)
+        o = weight._data.shape[1] * groups
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != o):
         raise RuntimeError(f"Given weight of size {list(weight._data.shape)}, expected bias to be 1-dimensional with "
                            f"{o} elements, but got bias of size {list(bias._data.shape)} instead")
@@ -760,26 +764,6 @@ def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
 
 
 # =============================================================================== attention
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Tensor:
-    """softmax(q k^T * scale + mask) v, composed of leafgrad ops."""
-    lq, lk = query._data.shape[-2], key._data.shape[-2]
-    s = 1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale
-    scores = matmul(query, key.transpose(-2, -1)) * s
-    if is_causal:
-        causal = np.tril(np.ones((lq, lk), dtype=bool))
-        scores = scores.masked_fill(_make(~causal), float("-inf"))
-    if attn_mask is not None:
-        if attn_mask.dtype is D.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-    attn = _softmax(scores, -1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
-    return matmul(attn, value)
-
-
 def _canonical_mask(mask, mask_name: str, other_type, other_name: str, target_type, check_other: bool = True):
     if mask is None:
         return None

@@ -1,0 +1,166 @@
+"""nn ops beyond the core set: fused CPU attention and transposed convolution.
+
+* ``SDPA_FLASH`` is torch's CPU attention kernel for 4-d inputs
+  (``ScaledDotProductFlashAttentionForCpuBackward0``): one node with edges to query, key
+  and value, saving the output and the row log-sum-exp. torch has no derivative of that
+  kernel's backward, so under ``create_graph`` the gradients it gives hang off
+  ``torch::autograd::NotImplemented`` nodes whose own backward raises, as torch's do.
+* ``CONV_T`` is a transposed convolution, which is the input-gradient of a convolution
+  (``nn_ops.CONV_INPUT_GRAD``) run forward; its gradients are a convolution of the output
+  gradient (for the input) and a convolution's weight gradient (for the weight).
+"""
+from __future__ import annotations
+
+from .._backend import backend_for_array
+from .._tensor import Tensor
+from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, _bias_grad
+from .registry import apply, defop
+
+__all__ = ["sdpa_flash", "conv_transpose"]
+
+
+def _array(t):
+    return getattr(t, "_data", t)
+
+
+# =============================================================================== attention
+def _scores(xp, q, k, mask, scale, is_causal):
+    """q k^T * scale plus the float mask (and the causal mask): the pre-softmax scores."""
+    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * scale
+    if mask is not None:
+        s = s + mask
+    if is_causal:
+        lq, lk = s.shape[-2], s.shape[-1]
+        keep = xp.tril(xp.ones((lq, lk), dtype=bool))
+        s = xp.where(keep, s, -float("inf"))
+    return s
+
+
+def _probs(xp, s, lse):
+    """exp(s - lse): the softmax rows (zero on rows with nothing to attend to, whose lse is 0)."""
+    return xp.exp(s - lse[..., None])
+
+
+def _flash_fwd(xp, q, k, v, attn_mask, dropout_p, is_causal, scale):
+    mask = None if attn_mask is None else _array(attn_mask)
+    s = _scores(xp, q, k, mask, scale, is_causal)
+    m = xp.max(s, axis=-1, keepdims=True)
+    dead = xp.isneginf(m)  # a row with every score masked: torch's kernel gives lse 0 and output 0
+    m = xp.where(dead, 0.0, m)
+    total = xp.sum(xp.exp(s - m), axis=-1, keepdims=True)
+    lse = xp.where(dead, 0.0, xp.log(xp.where(dead, 1.0, total)) + m)[..., 0]
+    out = xp.matmul(_probs(xp, s, lse), v)
+    return out.astype(q.dtype, copy=False), lse.astype(q.dtype, copy=False)
+
+
+def _flash_grads(xp, q, k, v, g, output, logsumexp, attn_mask, is_causal, scale):
+    """(dq, dk, dv) of the fused attention, computed on raw arrays."""
+    out, lse = _array(output), _array(logsumexp)
+    mask = None if attn_mask is None else _array(attn_mask)
+    p = _probs(xp, _scores(xp, q, k, mask, scale, is_causal), lse)
+    dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
+    dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
+    ds = p * (dp - xp.sum(g * out, axis=-1, keepdims=True))
+    dq = xp.matmul(ds, k) * scale
+    dk = xp.matmul(xp.swapaxes(ds, -1, -2), q) * scale
+    return [_sum_to(xp, d, x.shape).astype(q.dtype, copy=False) for d, x in ((dq, q), (dk, k), (dv, v))]
+
+
+def _sum_to(xp, d, shape):
+    lead = d.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and d.shape[lead + i] != 1)
+    return xp.sum(d, axis=axes, keepdims=True).reshape(shape) if axes else d
+
+
+def _not_implemented(xp, g):
+    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not "
+                       "implemented: torch's fused CPU attention has no second derivative; for higher-order "
+                       "gradients pass 3-d inputs or compose the attention from matmul and softmax")
+
+
+def _grad_op(which: int):
+    fwd = (lambda xp, q, k, v, g, output, logsumexp, attn_mask, is_causal, scale:
+           _flash_grads(xp, q, k, v, g, output, logsumexp, attn_mask, is_causal, scale)[which])
+    return defop("torch::autograd::NotImplemented", fwd, (_not_implemented,) * 4, n_in=4)
+
+
+_FLASH_GRADS = tuple(_grad_op(i) for i in range(3))
+
+
+def _flash_formula(which: int):
+    def grad(xp, grads, self, input1, input2, attn_mask, dropout_p, is_causal, scale, result0, result1):
+        g = grads[0]
+        if g is None:
+            return None
+        return xp.apply(_FLASH_GRADS[which], self, input1, input2, g,
+                        params=(result0, result1, attn_mask, is_causal, scale))
+    return grad
+
+
+_FLASH_SAVED = ("self", "input1", "input2", "attn_mask", "dropout_p", "is_causal", "scale", "result0", "result1")
+SDPA_FLASH = defop("ScaledDotProductFlashAttentionForCpuBackward0", _flash_fwd,
+                   tuple(_flash_formula(i) for i in range(3)), saved=_FLASH_SAVED, n_in=3, n_out=2,
+                   diff_outputs=(True, False))
+SDPA_FLASH.node_cls._saved_names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
+                                    "output", "logsumexp")
+
+
+def sdpa_flash(query: Tensor, key: Tensor, value: Tensor, float_mask, is_causal: bool, scale: float) -> Tensor:
+    """The fused attention's output (its log-sum-exp stays saved on the node)."""
+    out, _ = apply(SDPA_FLASH, (query, key, value), (float_mask, 0.0, bool(is_causal), float(scale)))
+    return out
+
+
+# =============================================================================== transposed convolution
+def _conv_t_fwd(xp, x, w, b, output_shape, stride, pad, dil, groups):
+    out = _conv_t_nobias(xp, x, w, output_shape, stride, pad, dil, groups)
+    if b.ndim:  # a 0-dim placeholder stands for "no bias"
+        out = out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out
+
+
+def _conv_t_nobias(xp, x, w, output_shape, stride, pad, dil, groups):
+    return CONV_INPUT_GRAD.forward(xp, x, w, output_shape, stride, pad, dil, groups)
+
+
+def _fit(xp, g, self, weight, stride, pad, dil):
+    """``g`` and the padding that make a convolution of ``g`` land exactly on ``self``'s size.
+
+    With ``output_padding`` at stride 1 (allowed when the dilation is larger) the output has
+    cells beyond the last window that reaches the input: cut them, or the spare end padding."""
+    nsp = g.ndim - 2
+    pads = list(pad)
+    for a in range(nsp):
+        k = len(pad) - nsp + a  # this spatial dim's index into stride / pad / dil
+        top, bottom = pad[k]
+        span = (self.shape[2 + a] - 1) * stride[k] + dil[k] * (weight.shape[2 + a] - 1) + 1 - top
+        if span < g.shape[2 + a]:
+            key = (slice(None),) * (2 + a) + (slice(0, span),)
+            g = g[key]
+            bottom = 0
+        else:
+            bottom = span - g.shape[2 + a]
+        pads[k] = (top, bottom)
+    return g, tuple(pads)
+
+
+def _conv_t_x_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups):
+    g, pad = _fit(xp, g, self, weight, stride, pad, dil)
+    return xp.apply(CONV, g, weight, params=(stride, pad, dil, groups))
+
+
+def _conv_t_w_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups):
+    g, pad = _fit(xp, g, self, weight, stride, pad, dil)
+    return xp.apply(CONV_WEIGHT_GRAD, g, self, params=(tuple(weight.shape), stride, pad, dil, groups))
+
+
+CONV_T = defop("ConvolutionBackward0", _conv_t_fwd, (_conv_t_x_grad, _conv_t_w_grad, _bias_grad),
+               saved=("self", "input1", "output_shape", "stride", "pad", "dil", "groups"), n_in=3)
+CONV_T.node_cls._saved_names = ("input", "weight", "output_shape", "stride", "padding", "dilation", "groups")
+
+
+def conv_transpose(input: Tensor, weight: Tensor, bias, output_shape: tuple, stride, pad, dil, groups: int) -> Tensor:
+    """Transposed convolution of a batched 3-d or 4-d input to ``output_shape``; geometry normalised."""
+    if bias is None:
+        bias = Tensor._make(backend_for_array(input._data).xp.zeros((), dtype=input._data.dtype))
+    return apply(CONV_T, (input, weight, bias), (tuple(output_shape), stride, pad, dil, groups))

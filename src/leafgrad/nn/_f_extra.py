@@ -1,0 +1,146 @@
+"""Functional forms beyond the core set: attention as torch runs it on CPU, transposed convolution.
+
+``scaled_dot_product_attention`` takes torch's CPU route: 4-d float inputs with no dropout,
+equal head sizes and a mask that needs no gradient go to the fused kernel (one
+``ScaledDotProductFlashAttentionForCpuBackward0`` node); anything else is composed of
+matmul and a softmax that gives zeros on fully masked rows, as torch's math path does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from .._ops import nn_extra as X
+from .._ops.linalg import matmul
+from .._ops.reduction import softmax as _softmax
+
+__all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d"]
+
+_make = Tensor._make
+
+
+def _torch_type(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "bfloat16": "c10::BFloat16"}.get(t.dtype.name, t.dtype.name)
+
+
+def _float_mask(mask, query: Tensor):
+    """A bool mask as the float mask torch makes of it (0 to keep, -inf to drop)."""
+    if mask is None or mask.dtype is not D.bool:
+        return mask
+    arr = np.where(mask._data, np.asarray(0, dtype=query._data.dtype), np.asarray(-np.inf, dtype=query._data.dtype))
+    return _make(arr)
+
+
+def _check_sdpa(query, key, value, attn_mask, enable_gqa):
+    if not (query.dtype is key.dtype is value.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_torch_type(query)} key.dtype: {_torch_type(key)} and value.dtype: "
+                           f"{_torch_type(value)} instead.")
+    if attn_mask is not None and attn_mask.dtype is not D.bool and attn_mask.dtype is not query.dtype:
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_torch_type(attn_mask)} and  query.dtype: {_torch_type(query)} "
+                           "instead.")
+    if enable_gqa and query.ndim >= 3:
+        hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+        if hq % hk or hq % hv:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in query "
+                               f"(query has {hq} heads, key {hk} and value {hv})")
+
+
+def _repeat_heads(t: Tensor, heads: int) -> Tensor:
+    h = t.shape[-3]
+    return t if h == heads else t.repeat_interleave(heads // h, dim=-3)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """softmax over the last dim, with zeros (not NaN) on rows where every score is -inf."""
+    probs = _softmax(scores, -1)
+    dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)
+    if dead.any():
+        probs = probs.masked_fill(_make(dead), 0.0)
+    return probs
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Tensor:
+    """softmax(q k^T * scale + mask) v, by torch's CPU route (fused node for 4-d inputs)."""
+    _check_sdpa(query, key, value, attn_mask, enable_gqa)
+    s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    fused = (query.ndim == key.ndim == value.ndim == 4 and dropout_p == 0.0
+             and query.shape[-1] == key.shape[-1] == value.shape[-1]
+             and query.dtype.is_floating_point
+             and (attn_mask is None or not attn_mask.requires_grad))
+    if enable_gqa:
+        key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
+    mask = _float_mask(attn_mask, query)
+    if fused:
+        return X.sdpa_flash(query, key, value, mask, is_causal, s)
+    from .functional import dropout  # (functional imports this module)
+    root = math.sqrt(s)
+    scores = matmul(query * root, key.transpose(-2, -1) * root)
+    lq, lk = query.shape[-2], key.shape[-2]
+    if is_causal:
+        causal = np.where(np.tril(np.ones((lq, lk), dtype=bool)), 0.0, -np.inf).astype(query._data.dtype)
+        scores = scores + _make(causal)
+    if mask is not None:
+        scores = scores + mask
+    attn = _safe_softmax(scores)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return matmul(attn, value)
+
+
+# =============================================================================== transposed convolution
+def _ntuple(x, n: int) -> tuple:
+    if isinstance(x, (tuple, list)):
+        return (int(x[0]),) * n if len(x) == 1 else tuple(int(v) for v in x)
+    return (int(x),) * n
+
+
+def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, nd: int, name: str):
+    from .functional import _check_conv  # (functional imports this module)
+    unbatched = _check_conv(input, weight, bias, groups, name, nd, stride, transposed=True)
+    x = input.unsqueeze(0) if unbatched else input
+    c = x.shape[1]
+    if weight.shape[0] != c:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[0]} channels, but got {c} channels instead")
+    stride, padding = _ntuple(stride, nd), _ntuple(padding, nd)
+    output_padding, dilation = _ntuple(output_padding, nd), _ntuple(dilation, nd)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding="
+                           f"{list(output_padding)}, stride={list(stride)} and dilation={list(dilation)}")
+    ks = weight.shape[2:]
+    spatial = [(h - 1) * s - 2 * p + d * (k - 1) + op + 1
+               for h, s, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, ks, output_padding)]
+    if any(v <= 0 for v in spatial):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))}). Calculated output "
+                           f"size per channel: ({' x '.join(map(str, spatial))}). Output size is too small")
+    pads = tuple((p, p) for p in padding)
+    if nd == 1:
+        stride, pads, dilation = (1,) + stride, ((0, 0),) + pads, (1,) + dilation
+    out_shape = (x.shape[0], weight.shape[1] * groups, *spatial)
+    out = X.conv_transpose(x, weight, bias, out_shape, stride, pads, dilation, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv1d: weight (C_in, C_out // groups, k); each input cell spreads a kernel-sized patch."""
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                              "conv_transpose1d")
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv2d: weight (C_in, C_out // groups, kh, kw); used to upsample learned features."""
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                              "conv_transpose2d")
