@@ -11,6 +11,8 @@
 """
 from __future__ import annotations
 
+import math
+
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, _bias_grad
@@ -25,8 +27,10 @@ def _array(t):
 
 # =============================================================================== attention
 def _scores(xp, q, k, mask, scale, is_causal):
-    """q k^T * scale plus the float mask (and the causal mask): the pre-softmax scores."""
-    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * scale
+    """q k^T * scale plus the float mask (and the causal mask): the pre-softmax scores.
+
+    ``scale`` is the caller's (None: 1/sqrt(head size)), saved as given, as torch shows it."""
+    s = xp.matmul(q, xp.swapaxes(k, -1, -2)) * _scale_of(q, scale)
     if mask is not None:
         s = s + mask
     if is_causal:
@@ -34,6 +38,10 @@ def _scores(xp, q, k, mask, scale, is_causal):
         keep = xp.tril(xp.ones((lq, lk), dtype=bool))
         s = xp.where(keep, s, -float("inf"))
     return s
+
+
+def _scale_of(q, scale) -> float:
+    return 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
 
 
 def _probs(xp, s, lse):
@@ -61,8 +69,8 @@ def _flash_grads(xp, q, k, v, g, output, logsumexp, attn_mask, is_causal, scale)
     dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
     dp = xp.matmul(g, xp.swapaxes(v, -1, -2))
     ds = p * (dp - xp.sum(g * out, axis=-1, keepdims=True))
-    dq = xp.matmul(ds, k) * scale
-    dk = xp.matmul(xp.swapaxes(ds, -1, -2), q) * scale
+    dq = xp.matmul(ds, k) * _scale_of(q, scale)
+    dk = xp.matmul(xp.swapaxes(ds, -1, -2), q) * _scale_of(q, scale)
     return [_sum_to(xp, d, x.shape).astype(q.dtype, copy=False) for d, x in ((dq, q), (dk, k), (dv, v))]
 
 
@@ -105,9 +113,9 @@ SDPA_FLASH.node_cls._saved_names = ("query", "key", "value", "attn_mask", "dropo
                                     "output", "logsumexp")
 
 
-def sdpa_flash(query: Tensor, key: Tensor, value: Tensor, float_mask, is_causal: bool, scale: float) -> Tensor:
+def sdpa_flash(query: Tensor, key: Tensor, value: Tensor, float_mask, is_causal: bool, scale) -> Tensor:
     """The fused attention's output (its log-sum-exp stays saved on the node)."""
-    out, _ = apply(SDPA_FLASH, (query, key, value), (float_mask, 0.0, bool(is_causal), float(scale)))
+    out, _ = apply(SDPA_FLASH, (query, key, value), (float_mask, 0.0, bool(is_causal), scale))
     return out
 
 

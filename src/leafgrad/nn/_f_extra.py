@@ -58,11 +58,11 @@ def _repeat_heads(t: Tensor, heads: int) -> Tensor:
 
 def _safe_softmax(scores: Tensor) -> Tensor:
     """softmax over the last dim, with zeros (not NaN) on rows where every score is -inf."""
-    probs = _softmax(scores, -1)
     dead = np.isneginf(scores._data).all(axis=-1, keepdims=True)
-    if dead.any():
-        probs = probs.masked_fill(_make(dead), 0.0)
-    return probs
+    if not dead.any():
+        return _softmax(scores, -1)
+    dead = _make(dead)  # those rows get no gradient either, as in torch's _safe_softmax
+    return _softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
@@ -78,7 +78,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         key, value = _repeat_heads(key, query.shape[-3]), _repeat_heads(value, query.shape[-3])
     mask = _float_mask(attn_mask, query)
     if fused:
-        return X.sdpa_flash(query, key, value, mask, is_causal, s)
+        return X.sdpa_flash(query, key, value, mask, is_causal, None if scale is None else s)
     from .functional import dropout  # (functional imports this module)
     root = math.sqrt(s)
     scores = matmul(query * root, key.transpose(-2, -1) * root)

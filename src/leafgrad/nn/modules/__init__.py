@@ -16,6 +16,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
 from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .attention import MultiheadAttention
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
@@ -28,3 +29,4 @@ __all__ = [
     "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "Flatten", "Unflatten",
     "MultiheadAttention",
 ]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d"]
