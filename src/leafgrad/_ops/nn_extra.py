@@ -16,9 +16,10 @@ import math
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, _bias_grad
+from .pointwise import RSQRT
 from .registry import apply, defop
 
-__all__ = ["sdpa_flash", "conv_transpose"]
+__all__ = ["sdpa_flash", "conv_transpose", "group_norm"]
 
 
 def _array(t):
@@ -172,3 +173,69 @@ def conv_transpose(input: Tensor, weight: Tensor, bias, output_shape: tuple, str
     if bias is None:
         bias = Tensor._make(backend_for_array(input._data).xp.zeros((), dtype=input._data.dtype))
     return apply(CONV_T, (input, weight, bias), (tuple(output_shape), stride, pad, dil, groups))
+
+
+# =============================================================================== group normalisation
+# Inside the formulas x is viewed as (N, G, C // G, HxW) and the statistics are over the last two dims.
+def _gn_view(x, N, C, HxW, group):
+    return x.reshape((N, group, C // group, HxW))
+
+
+def _gn_fwd(xp, x, w, b, N, C, HxW, group, eps):
+    v = _gn_view(x, N, C, HxW, group)
+    mean = v.mean(axis=(2, 3), keepdims=True)
+    xmu = v - mean
+    rstd = (1.0 / xp.sqrt((xmu * xmu).mean(axis=(2, 3), keepdims=True) + eps)).astype(x.dtype, copy=False)
+    out = (xmu * rstd).reshape(x.shape)
+    lay = (1, C) + (1,) * (x.ndim - 2)
+    out = out * w.reshape(lay) + b.reshape(lay)
+    return out, mean.reshape((N, group)), rstd.reshape((N, group))
+
+
+def _gn_parts(xp, x, N, C, HxW, group, eps, result1, result2):
+    """x - mean and rstd on the grouped view: recomputed with ops when the backward is recorded
+    (a second derivative then sees their dependence on x), the saved ones otherwise."""
+    v = _gn_view(x, N, C, HxW, group)
+    if xp.tensors:
+        xmu = v - xp.mean(v, axis=(2, 3), keepdims=True)
+        return xmu, xp.apply(RSQRT, xp.mean(xmu * xmu, axis=(2, 3), keepdims=True) + eps)
+    return v - result1.reshape((N, group, 1, 1)), result2.reshape((N, group, 1, 1))
+
+
+def _gn_grad_input(xp, grads, self, weight, N, C, HxW, group, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    xmu, rstd = _gn_parts(xp, self, N, C, HxW, group, eps, result1, result2)
+    xhat = xmu * rstd
+    gw = _gn_view(g, N, C, HxW, group) * weight.reshape((1, group, C // group, 1))
+    dx = (gw - xp.mean(gw, axis=(2, 3), keepdims=True) - xhat * xp.mean(gw * xhat, axis=(2, 3), keepdims=True)) * rstd
+    return dx.reshape(self.shape)
+
+
+def _gn_grad_weight(xp, grads, self, weight, N, C, HxW, group, eps, result1, result2):
+    g = grads[0]
+    if g is None:
+        return None
+    xmu, rstd = _gn_parts(xp, self, N, C, HxW, group, eps, result1, result2)
+    return xp.sum(_gn_view(g, N, C, HxW, group) * xmu * rstd, axis=(0, 3)).reshape((C,))
+
+
+def _gn_grad_bias(xp, grads, self, weight, N, C, HxW, *_):
+    g = grads[0]
+    return None if g is None else xp.sum(g.reshape((N, C, HxW)), axis=(0, 2))
+
+
+GROUP_NORM = defop("NativeGroupNormBackward0", _gn_fwd, (_gn_grad_input, _gn_grad_weight, _gn_grad_bias),
+                   saved=("self", "input1", "N", "C", "HxW", "group", "eps", "result1", "result2"), n_in=3,
+                   n_out=3, diff_outputs=(True, False, False))
+GROUP_NORM.node_cls._saved_names = ("input", "weight", "N", "C", "HxW", "group", "eps", "result1", "result2")
+
+
+def group_norm(input: Tensor, weight: Tensor, bias: Tensor, group: int, eps: float) -> Tensor:
+    """Group normalisation of a (N, C, *) input; weight and bias are never None here."""
+    n, c = input.shape[0], input.shape[1]
+    hxw = 1
+    for s in input.shape[2:]:
+        hxw *= s
+    return apply(GROUP_NORM, (input, weight, bias), (n, c, hxw, int(group), float(eps)))[0]

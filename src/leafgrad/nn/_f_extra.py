@@ -17,7 +17,7 @@ from .._ops import nn_extra as X
 from .._ops.linalg import matmul
 from .._ops.reduction import softmax as _softmax
 
-__all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm"]
 
 _make = Tensor._make
 
@@ -144,3 +144,53 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """The adjoint of conv2d: weight (C_in, C_out // groups, kh, kw); used to upsample learned features."""
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                               "conv_transpose2d")
+
+
+# =============================================================================== group / instance normalisation
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over groups of ``C // num_groups`` channels (and all spatial cells)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.shape[0] != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    dt = input._data.dtype
+    w = weight if weight is not None else _make(np.ones(c, dtype=dt))
+    b = bias if bias is not None else _make(np.zeros(c, dtype=dt))
+    return X.group_norm(input, w, b, num_groups, eps)
+
+
+def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each (sample, channel) plane on its own: batch norm of the input viewed as (1, N*C, ...),
+    as torch computes it (so the nodes are View / NativeBatchNorm / Repeat), the running statistics
+    being the mean over the batch of what that batch norm gathers."""
+    from .functional import batch_norm  # (functional imports this module)
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = input.shape[0], input.shape[1]
+    shape = tuple(input.shape)
+    x = input.contiguous().view(1, n * c, *shape[2:])
+    rm = running_mean.repeat(n) if running_mean is not None else None
+    rv = running_var.repeat(n) if running_var is not None else None
+    w = weight.repeat(n) if weight is not None else None
+    b = bias.repeat(n) if bias is not None else None
+    out = batch_norm(x, rm, rv, w, b, use_input_stats, momentum, eps)
+    from .. import no_grad
+    with no_grad():
+        if running_mean is not None and use_input_stats:
+            running_mean.copy_(rm.view(n, c).mean(0))
+        if running_var is not None and use_input_stats:
+            running_var.copy_(rv.view(n, c).mean(0))
+    return out.view(*shape)

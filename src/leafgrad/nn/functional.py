@@ -31,7 +31,8 @@ from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hard
 from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
 from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
-from ._f_extra import conv_transpose1d, conv_transpose2d, scaled_dot_product_attention  # noqa: F401
+from ._f_extra import (conv_transpose1d, conv_transpose2d, group_norm, instance_norm,  # noqa: F401
+                       scaled_dot_product_attention)
 
 _make = Tensor._make
 
@@ -44,7 +45,7 @@ __all__ = [
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
     "cosine_similarity", "pairwise_distance", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
-    "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d",
+    "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
 ]
 
 

@@ -17,6 +17,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .attention import MultiheadAttention
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .normalization_extra import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
@@ -29,4 +30,4 @@ __all__ = [
     "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "Flatten", "Unflatten",
     "MultiheadAttention",
 ]
-__all__ += ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
