@@ -1,5 +1,8 @@
 """F.group_norm / F.instance_norm and GroupNorm / InstanceNorm1d/2d/3d against torch."""
+
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -7,17 +10,15 @@ import pytest
 import leafgrad as lg
 import leafgrad.nn.functional as LF
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # torch_pairs, under any --import-mode
+from torch_pairs import close as _close, pair  # noqa: E402
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 
 
 def _pair(rng, *shape):
-    a = rng.standard_normal(shape)
-    return torch.tensor(a, requires_grad=True), lg.tensor(a, requires_grad=True)
-
-
-def _close(t, l, rtol=1e-9):
-    np.testing.assert_allclose(t.detach().numpy(), l.detach().numpy(), rtol=rtol, atol=1e-11)
+    return pair(torch, rng, *shape)
 
 
 @pytest.mark.parametrize("shape,groups", [((2, 6, 3, 4), 3), ((3, 4), 2), ((2, 4, 5), 1), ((2, 4, 5), 4)])
