@@ -19,7 +19,7 @@ from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, _bias_grad
 from .pointwise import RSQRT
 from .registry import apply, defop
 
-__all__ = ["sdpa_flash", "conv_transpose", "group_norm"]
+__all__ = ["sdpa_flash", "conv_transpose", "group_norm", "pixel_shuffle", "pixel_unshuffle"]
 
 
 def _array(t):
@@ -239,3 +239,39 @@ def group_norm(input: Tensor, weight: Tensor, bias: Tensor, group: int, eps: flo
     for s in input.shape[2:]:
         hxw *= s
     return apply(GROUP_NORM, (input, weight, bias), (n, c, hxw, int(group), float(eps)))[0]
+
+
+# =============================================================================== pixel shuffle
+def _shuffle(xp, x, r):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    y = x.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    y = xp.transpose(y, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return y.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def _unshuffle(xp, x, r):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    y = x.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    y = xp.transpose(y, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return y.reshape(tuple(lead) + (c * r * r, h // r, w // r))
+
+
+PIXEL_SHUFFLE = defop("PixelShuffleBackward0", lambda xp, x, upscale_factor: _shuffle(xp, x, upscale_factor),
+                      lambda xp, g, upscale_factor: xp.apply(PIXEL_UNSHUFFLE, g, params=(upscale_factor,)),
+                      saved=("upscale_factor",))
+PIXEL_UNSHUFFLE = defop("PixelUnshuffleBackward0",
+                        lambda xp, x, downscale_factor: _unshuffle(xp, x, downscale_factor),
+                        lambda xp, g, downscale_factor: xp.apply(PIXEL_SHUFFLE, g, params=(downscale_factor,)),
+                        saved=("downscale_factor",))
+
+
+def pixel_shuffle(input: Tensor, r: int) -> Tensor:
+    return apply(PIXEL_SHUFFLE, (input,), (int(r),))
+
+
+def pixel_unshuffle(input: Tensor, r: int) -> Tensor:
+    return apply(PIXEL_UNSHUFFLE, (input,), (int(r),))

@@ -17,7 +17,8 @@ from .._ops import nn_extra as X
 from .._ops.linalg import matmul
 from .._ops.reduction import softmax as _softmax
 
-__all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm"]
+__all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
+           "interpolate", "pixel_shuffle", "pixel_unshuffle"]
 
 _make = Tensor._make
 
@@ -194,3 +195,100 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
         if running_var is not None and use_input_stats:
             running_var.copy_(rv.view(n, c).mean(0))
     return out.view(*shape)
+
+
+# =============================================================================== interpolation
+_INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                recompute_scale_factor=None, antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of a (N, C, ...) input to ``size`` or by ``scale_factor``."""
+    from .._ops.upsample import upsample
+    from .functional import adaptive_avg_pool2d
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    nd = input.ndim - 2
+    if nd < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                         f"(got {mode})")
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * nd
+        if len(sizes) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and output size of {sizes}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                             "...,oK) format.")
+        sizes, scales = [int(v) for v in sizes], [None] * nd
+    elif scale_factor is not None:
+        scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * nd
+        if len(scales) != nd:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                             f"{scales}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             "scale_factor in (s1, s2, ...,sK) format.")
+        scales = [float(s) for s in scales]
+        sizes = [int(math.floor(float(n) * s)) for n, s in zip(input.shape[2:], scales)]
+        if recompute_scale_factor:
+            scales = [None] * nd
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by leafgrad yet; resize without "
+                                  "antialiasing or pre-blur the input")
+    if mode == "area":
+        if nd != 2:
+            raise NotImplementedError(f"interpolate(mode='area') is supported for 4-d inputs only here, got "
+                                      f"{input.ndim}D")
+        return adaptive_avg_pool2d(input, sizes)
+    if mode in _MODE_DIMS:
+        if _MODE_DIMS[mode] != nd:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                      f"{_MODE_DIMS[mode] + 2}D input")
+        if mode == "trilinear":
+            raise NotImplementedError("interpolate(mode='trilinear') is not supported by leafgrad yet")
+        align = bool(align_corners)
+    elif mode in ("nearest", "nearest-exact"):
+        if nd > 2:
+            raise NotImplementedError(f"interpolate(mode={mode!r}) of a {input.ndim}D input is not supported by "
+                                      "leafgrad yet")
+        align = None
+    else:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    if any(v <= 0 for v in sizes):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, sizes))})")
+    return upsample(input, mode, tuple(sizes), align, tuple(scales))
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): sub-pixel channels laid out as an r x r block."""
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    return X.pixel_shuffle(input, r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of pixel_shuffle."""
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
+                           f"height={h} and width={w} for downscale_factor={r}")
+    return X.pixel_unshuffle(input, r)
