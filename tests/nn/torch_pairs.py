@@ -14,3 +14,14 @@ def pair(torch, rng, *shape):
 
 def close(t, l, rtol: float = 1e-9) -> None:
     np.testing.assert_allclose(t.detach().numpy(), l.detach().numpy(), rtol=rtol, atol=1e-11)
+
+
+def same_error(run, torch, tf, lf, prefix: int = 40) -> None:
+    """``run(module, functional)`` raises exactly torch's class on both, and a message that starts as torch's."""
+    import pytest
+    with pytest.raises(Exception) as te:
+        run(torch, tf)
+    with pytest.raises(Exception) as le:
+        run(lg, lf)
+    assert type(le.value) is type(te.value)
+    assert str(le.value)[:prefix] == str(te.value)[:prefix]
