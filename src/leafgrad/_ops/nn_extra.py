@@ -15,11 +15,12 @@ import math
 
 from .._backend import backend_for_array
 from .._tensor import Tensor
-from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, _bias_grad
+from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, MAX_UNPOOL, _bias_grad, _gather_pooled, _max_unpool_fwd
 from .pointwise import RSQRT
 from .registry import apply, defop
 
-__all__ = ["sdpa_flash", "conv_transpose", "group_norm", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["sdpa_flash", "conv_transpose", "group_norm", "pixel_shuffle", "pixel_unshuffle", "adaptive_max_pool2d",
+           "max_unpool2d"]
 
 
 def _array(t):
@@ -275,3 +276,45 @@ def pixel_shuffle(input: Tensor, r: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, r: int) -> Tensor:
     return apply(PIXEL_UNSHUFFLE, (input,), (int(r),))
+
+
+# =============================================================================== adaptive max pooling, unpooling
+def _adaptive_bounds(size: int, out: int) -> list:
+    """torch's adaptive windows: output i covers [floor(i*size/out), ceil((i+1)*size/out))."""
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_max_fwd(xp, x, out_hw):
+    h, w = x.shape[-2:]
+    lead = x.shape[:-2]
+    out = xp.empty(lead + tuple(out_hw), dtype=x.dtype)
+    idx = xp.empty(lead + tuple(out_hw), dtype=xp.int64)
+    for i, (r0, r1) in enumerate(_adaptive_bounds(h, out_hw[0])):
+        for j, (c0, c1) in enumerate(_adaptive_bounds(w, out_hw[1])):
+            win = x[..., r0:r1, c0:c1].reshape(lead + (-1,))
+            # the first maximum, and NaN wins (torch propagates it)
+            k = xp.argmax(xp.where(xp.isnan(win), xp.inf, win), axis=-1)
+            out[..., i, j] = xp.take_along_axis(win, k[..., None], axis=-1)[..., 0]
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * w + c0 + k % (c1 - c0)
+    return out, idx
+
+
+def _adaptive_max_grad(xp, grads, self, result1):
+    g = grads[0]
+    if g is None:
+        return None
+    return xp.apply(MAX_UNPOOL, g, params=(result1, tuple(self.shape), True))
+
+
+ADAPTIVE_MAX_POOL2D = defop("AdaptiveMaxPool2DBackward0", _adaptive_max_fwd, _adaptive_max_grad,
+                            saved=("self", "result1"), n_out=2, diff_outputs=(True, False))
+# un-pooling: each input value lands at its index of an (output_size) plane of zeros; the adjoint gathers
+MAX_UNPOOL2D = defop("MaxUnpool2DBackward0", _max_unpool_fwd, _gather_pooled, saved=("indices",))
+
+
+def adaptive_max_pool2d(input: Tensor, out_hw) -> tuple:
+    return apply(ADAPTIVE_MAX_POOL2D, (input,), (tuple(out_hw),))
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, output_shape: tuple) -> Tensor:
+    return apply(MAX_UNPOOL2D, (input,), (indices, tuple(output_shape), False))

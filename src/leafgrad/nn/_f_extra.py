@@ -18,7 +18,8 @@ from .._ops.linalg import matmul
 from .._ops.reduction import softmax as _softmax
 
 __all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
-           "interpolate", "pixel_shuffle", "pixel_unshuffle"]
+           "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d"]
 
 _make = Tensor._make
 
@@ -292,3 +293,125 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
                            f"height={h} and width={w} for downscale_factor={r}")
     return X.pixel_unshuffle(input, r)
+
+
+# =============================================================================== 1-d, adaptive and Lp pooling, unpooling
+# torch runs every 1-d pool as the 2-d one over a height of 1 (unsqueeze(-2), pool, squeeze(-2))
+def _one(v, name: str):
+    if isinstance(v, (list, tuple)):
+        if len(v) != 1:
+            raise RuntimeError(f"{name}: {name.split('_')[0]} must be an int or a tuple of one int, got {tuple(v)}")
+        return int(v[0])
+    return int(v)
+
+
+def _check_1d(input: Tensor, name: str) -> None:
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    from .functional import max_pool2d
+    _check_1d(input, "max_pool1d")
+    k = _one(kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _one(stride, "stride")
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")), (1, _one(dilation, "dilation")),
+                     ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    from .functional import avg_pool2d
+    _check_1d(input, "avg_pool1d")
+    k = _one(kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _one(stride, "stride")
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _one(padding, "padding")), ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    from .functional import adaptive_avg_pool2d
+    _check_1d(input, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _one(output_size, "output_size"))).squeeze(-2)
+
+
+def _adaptive_out(input: Tensor, output_size, n: int) -> tuple:
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != n:
+            raise RuntimeError(f"adaptive_max_pool{n}d(): internal error: output_size.size() must be {n}")
+        return tuple(input.shape[-n + i] if v is None else int(v) for i, v in enumerate(output_size))
+    return (int(output_size),) * n
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    out, idx = X.adaptive_max_pool2d(input, _adaptive_out(input, output_size, 2))
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    _check_1d(input, "adaptive_max_pool1d")
+    out, idx = X.adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size, "output_size")))
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """(sum of x**p over each window) ** (1/p), composed as torch does: avg_pool of x**p, times the window size."""
+    from .functional import avg_pool2d, relu
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    from .functional import relu
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(_one(kernel_size, "kernel_size")).pow(1.0 / norm_type)
+
+
+def _unpool_size(input: Tensor, kernel, stride, padding, output_size, n: int) -> tuple:
+    spatial = input.shape[-n:]
+    default = tuple((spatial[d] - 1) * stride[d] - 2 * padding[d] + kernel[d] for d in range(n))
+    if output_size is None:
+        return default
+    size = [int(v) for v in output_size]
+    if len(size) == n + 2 or len(size) == n + 1:
+        size = size[-n:]
+    if len(size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                         f"of '{len(size)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < size[d] < hi:
+            raise ValueError(f'invalid output_size "{size}" (dim {d} must be between {lo} and {hi})')
+    return tuple(size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """Put each value back at the position its max came from (``MaxPool2d(return_indices=True)``); zeros elsewhere."""
+    from .functional import _tuple
+    k = _tuple(kernel_size, 2, "kernel_size")
+    s = k if stride is None else _tuple(stride, 2, "stride")
+    size = _unpool_size(input, k, s, _tuple(padding, 2, "padding"), output_size, 2)
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    plane = size[0] * size[1]
+    if indices.numel() and (int(indices.max()) >= plane or int(indices.min()) < 0):
+        bad = int(indices.max()) if int(indices.max()) >= plane else int(indices.min())
+        raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {size[0]}x{size[1]})")
+    return X.max_unpool2d(input, indices, tuple(input.shape[:-2]) + size)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    k = _one(kernel_size, "kernel_size")
+    s = k if stride is None else _one(stride, "stride")
+    (length,) = _unpool_size(input, (k,), (s,), (_one(padding, "padding"),), output_size, 1)
+    return max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, k), (1, s), 0,
+                        (1, length)).squeeze(-2)

@@ -31,8 +31,10 @@ from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hard
 from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
 from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
-from ._f_extra import (conv_transpose1d, conv_transpose2d, group_norm, instance_norm, interpolate,  # noqa: F401
-                       pixel_shuffle, pixel_unshuffle, scaled_dot_product_attention)
+from ._f_extra import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,  # noqa: F401
+                       conv_transpose1d, conv_transpose2d, group_norm, instance_norm, interpolate, lp_pool1d,
+                       lp_pool2d, max_pool1d, max_unpool1d, max_unpool2d, pixel_shuffle, pixel_unshuffle,
+                       scaled_dot_product_attention)
 
 _make = Tensor._make
 
@@ -46,7 +48,8 @@ __all__ = [
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
     "cosine_similarity", "pairwise_distance", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
     "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
-    "interpolate", "pixel_shuffle", "pixel_unshuffle",
+    "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
 ]
 
 
