@@ -318,3 +318,61 @@ def adaptive_max_pool2d(input: Tensor, out_hw) -> tuple:
 
 def max_unpool2d(input: Tensor, indices: Tensor, output_shape: tuple) -> Tensor:
     return apply(MAX_UNPOOL2D, (input,), (indices, tuple(output_shape), False))
+
+
+# =============================================================================== reflection / replication padding
+# Both pick, for each padded dim, which input cell every output cell copies: the forward is a
+# gather along each of those dims, the backward the adjoint scatter-add, whose own derivative
+# is the gather again.
+def pad_indices(n: int, lo: int, hi: int, mode: str) -> list:
+    """The input cell (0..n-1) that each of the lo + n + hi output cells copies."""
+    if mode == "reflect":
+        return list(range(lo, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - hi, -1))
+    return [0] * lo + list(range(n)) + [n - 1] * hi
+
+
+def _pad_maps(shape, padding, mode):
+    """(axis, index array) per padded dim; ``padding`` is torch's (last dim first, (lo, hi) pairs)."""
+    import numpy as np
+    maps = []
+    for i in range(len(padding) // 2):
+        axis = len(shape) - 1 - i
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        maps.append((axis, np.asarray(pad_indices(shape[axis], lo, hi, mode), dtype=np.int64)))
+    return maps
+
+
+def _gather_pad(xp, x, padding, mode):
+    for axis, idx in _pad_maps(x.shape, padding, mode):
+        x = xp.take(x, idx, axis=axis)
+    return x
+
+
+def _scatter_pad(xp, g, input_shape, padding, mode):
+    out = g
+    for axis, idx in reversed(_pad_maps(tuple(input_shape), padding, mode)):
+        moved = xp.moveaxis(out, axis, 0)
+        acc = xp.zeros((input_shape[axis],) + moved.shape[1:], dtype=g.dtype)
+        xp.add.at(acc, idx, moved)
+        out = xp.moveaxis(acc, 0, axis)
+    return out
+
+
+def _pad_ops(kind: str, mode: str, nd: int):
+    back = defop(f"{kind}Pad{nd}DBackwardBackward0",
+                 lambda xp, g, input_shape, padding: _scatter_pad(xp, g, input_shape, padding, mode),
+                 lambda xp, gg, padding: xp.apply(fwd, gg, params=(padding,)), saved=("padding",))
+    fwd = defop(f"{kind}Pad{nd}DBackward0", lambda xp, x, padding: _gather_pad(xp, x, padding, mode),
+                lambda xp, g, self, padding: xp.apply(back, g, params=(tuple(self.shape), padding)),
+                saved=("self", "padding"))
+    return fwd
+
+
+_PAD_OPS = {(mode, nd): _pad_ops(kind, mode, nd) for mode, kind in (("reflect", "Reflection"),
+                                                                    ("replicate", "Replication"))
+            for nd in (1, 2, 3)}
+
+
+def index_pad(input: Tensor, padding: tuple, mode: str) -> Tensor:
+    """Reflection or replication padding of the last len(padding) // 2 dims (sizes already checked)."""
+    return apply(_PAD_OPS[mode, len(padding) // 2], (input,), (tuple(int(p) for p in padding),))

@@ -22,6 +22,7 @@ from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
 from .._ops.inplace import broadcast_or_raise
+from .._ops.nn_extra import index_pad as _index_pad
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
@@ -740,12 +741,13 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 
 
 def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
-    """reflect / replicate / circular padding: one index_select per padded dim."""
+    """reflect / replicate padding as one ReflectionPad/ReplicationPad node (torch's); circular
+    padding as one index_select per padded dim."""
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     nd = input._data.ndim
     n_pad = len(pad) // 2
-    if nd not in (n_pad + 1, n_pad + 2):
+    if nd not in (n_pad + 1, n_pad + 2) or n_pad > 3:
         raise NotImplementedError(f"Only {n_pad + 1}D, {n_pad + 2}D padding with non-constant padding are supported "
                                   "for now" if mode != "circular" else "Padding length too large")
     out = input
@@ -753,19 +755,15 @@ def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
         dim = nd - 1 - i
         n = input._data.shape[dim]
-        if mode == "reflect":
-            if lo >= n or hi >= n:
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                                   f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
-            idx = list(range(lo, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - hi, -1))
-        elif mode == "replicate":
-            idx = [0] * lo + list(range(n)) + [n - 1] * hi
-        else:
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular":
             if lo > n or hi > n:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             idx = list(range(n - lo, n)) + list(range(n)) + list(range(hi))
-        out = out.index_select(dim, _make(np.asarray(idx, dtype=np.int64)))
-    return out
+            out = out.index_select(dim, _make(np.asarray(idx, dtype=np.int64)))
+    return out if mode == "circular" else _index_pad(input, tuple(pad), mode)
 
 
 # =============================================================================== attention

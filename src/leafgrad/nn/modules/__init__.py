@@ -20,6 +20,9 @@ from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .normalization_extra import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .pooling_extra import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, LPPool1d, LPPool2d,
                             MaxPool1d, MaxUnpool1d, MaxUnpool2d)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -36,4 +39,7 @@ __all__ = [
 __all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
             "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
-            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",
+            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
