@@ -153,7 +153,7 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: floa
     """Normalise each sample over groups of ``C // num_groups`` channels (and all spatial cells)."""
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    n, c = input.shape[0], input.shape[1]
+    c = input.shape[1]
     if num_groups <= 0 or c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
@@ -275,7 +275,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
-    *lead, c, h, w = input.shape
+    c = input.shape[-3]
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
@@ -288,7 +288,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
-    *lead, c, h, w = input.shape
+    h, w = input.shape[-2:]
     if h % r or w % r:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
                            f"height={h} and width={w} for downscale_factor={r}")

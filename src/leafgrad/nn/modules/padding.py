@@ -54,11 +54,25 @@ def _layer(name: str, base: type, mode: str, n: int, doc: str) -> type:
                                 "__qualname__": name})
 
 
-_DIMS = {1: "the last dim", 2: "the last two dims", 3: "the last three dims"}
-_KINDS = (("ReflectionPad", _PadNd, "reflect", "Pad {} by mirroring (the edge cell itself is not repeated)."),
-          ("ReplicationPad", _PadNd, "replicate", "Pad {} by repeating the edge cells."),
-          ("CircularPad", _PadNd, "circular", "Pad {} by wrapping around (a periodic boundary)."),
-          ("ConstantPad", _ConstantPadNd, "constant", "Pad {} with ``value``."),
-          ("ZeroPad", _ZeroPadNd, "constant", "Pad {} with zeros."))
-globals().update({f"{kind}{n}d": _layer(f"{kind}{n}d", base, mode, n, doc.format(_DIMS[n]))
-                  for kind, base, mode, doc in _KINDS for n in (1, 2, 3)})
+_MIRROR = "Pad {} by mirroring (the edge cell itself is not repeated)."
+_EDGE = "Pad {} by repeating the edge cells."
+_WRAP = "Pad {} by wrapping around (a periodic boundary)."
+_VALUE = "Pad {} with ``value``."
+_ZEROS = "Pad {} with zeros."
+_ONE, _TWO, _THREE = "the last dim", "the last two dims", "the last three dims"
+
+ReflectionPad1d = _layer("ReflectionPad1d", _PadNd, "reflect", 1, _MIRROR.format(_ONE))
+ReflectionPad2d = _layer("ReflectionPad2d", _PadNd, "reflect", 2, _MIRROR.format(_TWO))
+ReflectionPad3d = _layer("ReflectionPad3d", _PadNd, "reflect", 3, _MIRROR.format(_THREE))
+ReplicationPad1d = _layer("ReplicationPad1d", _PadNd, "replicate", 1, _EDGE.format(_ONE))
+ReplicationPad2d = _layer("ReplicationPad2d", _PadNd, "replicate", 2, _EDGE.format(_TWO))
+ReplicationPad3d = _layer("ReplicationPad3d", _PadNd, "replicate", 3, _EDGE.format(_THREE))
+CircularPad1d = _layer("CircularPad1d", _PadNd, "circular", 1, _WRAP.format(_ONE))
+CircularPad2d = _layer("CircularPad2d", _PadNd, "circular", 2, _WRAP.format(_TWO))
+CircularPad3d = _layer("CircularPad3d", _PadNd, "circular", 3, _WRAP.format(_THREE))
+ConstantPad1d = _layer("ConstantPad1d", _ConstantPadNd, "constant", 1, _VALUE.format(_ONE))
+ConstantPad2d = _layer("ConstantPad2d", _ConstantPadNd, "constant", 2, _VALUE.format(_TWO))
+ConstantPad3d = _layer("ConstantPad3d", _ConstantPadNd, "constant", 3, _VALUE.format(_THREE))
+ZeroPad1d = _layer("ZeroPad1d", _ZeroPadNd, "constant", 1, _ZEROS.format(_ONE))
+ZeroPad2d = _layer("ZeroPad2d", _ZeroPadNd, "constant", 2, _ZEROS.format(_TWO))
+ZeroPad3d = _layer("ZeroPad3d", _ZeroPadNd, "constant", 3, _ZEROS.format(_THREE))
