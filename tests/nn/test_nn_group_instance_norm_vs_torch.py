@@ -134,3 +134,22 @@ def test_instance_norm_module_channel_checks():
             m.nn.InstanceNorm1d(3)(m.randn(2, 4, 5))
         assert [x.category for x in w] == [UserWarning]
         assert str(w[0].message).startswith("input's size at dim=1 does not match num_features")
+
+
+@pytest.mark.parametrize("shape,size", [((2, 5, 7), 3), ((2, 6, 3, 4), 4), ((1, 4, 2, 3, 2), 2)])
+def test_local_response_norm(shape, size):
+    rng = np.random.default_rng(5)
+    tx, lx = _pair(rng, *shape)
+    ty = TF.local_response_norm(tx, size, alpha=0.1, beta=0.6, k=2.0)
+    ly = LF.local_response_norm(lx, size, alpha=0.1, beta=0.6, k=2.0)
+    assert ly.grad_fn.name() == ty.grad_fn.name() == "DivBackward0"
+    _close(ty, ly, 1e-10)
+    tg = torch.autograd.grad(ty.sum(), tx, create_graph=True)[0]
+    lgr = lg.autograd.grad(ly.sum(), lx, create_graph=True)[0]
+    _close(tg, lgr)
+    _close(torch.autograd.grad(tg.pow(2).sum(), tx)[0], lg.autograd.grad(lgr.pow(2).sum(), lx)[0], 1e-8)
+    a, b = lg.nn.LocalResponseNorm(size, 0.1, 0.6, 2.0), torch.nn.LocalResponseNorm(size, 0.1, 0.6, 2.0)
+    assert repr(a) == repr(b)
+    for m in (torch, lg):
+        with pytest.raises(ValueError):
+            m.nn.functional.local_response_norm(m.randn(2, 3), 2)

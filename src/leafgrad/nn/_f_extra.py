@@ -19,7 +19,8 @@ from .._ops.reduction import softmax as _softmax
 
 __all__ = ["scaled_dot_product_attention", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
            "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+           "local_response_norm"]
 
 _make = Tensor._make
 
@@ -415,3 +416,27 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     (length,) = _unpool_size(input, (k,), (s,), (_one(padding, "padding"),), output_size, 1)
     return max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, k), (1, s), 0,
                         (1, length)).squeeze(-2)
+
+
+# =============================================================================== local response normalisation
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """x / (k + alpha * mean of x**2 over ``size`` neighbouring channels) ** beta (AlexNet's LRN).
+
+    Composed as torch does (square, pad the channel dim, average-pool along it); for inputs of
+    4 or more dims torch pools in 3-d, here the spatial dims are flattened into one and pooled in 2-d,
+    which gives the same values."""
+    from .functional import avg_pool2d, pad
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = tuple(input.shape)
+    div = div.unsqueeze(1) if dim == 3 else div.view(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    if dim > 3:
+        div = div.view(*sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

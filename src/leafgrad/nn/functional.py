@@ -33,7 +33,8 @@ from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embeddin
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
 from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
 from ._f_extra import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,  # noqa: F401
-                       conv_transpose1d, conv_transpose2d, group_norm, instance_norm, interpolate, lp_pool1d,
+                       conv_transpose1d, conv_transpose2d, group_norm, instance_norm, interpolate,
+                       local_response_norm, lp_pool1d,
                        lp_pool2d, max_pool1d, max_unpool1d, max_unpool2d, pixel_shuffle, pixel_unshuffle,
                        scaled_dot_product_attention)
 
@@ -51,6 +52,7 @@ __all__ = [
     "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+    "local_response_norm",
 ]
 
 

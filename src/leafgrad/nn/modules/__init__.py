@@ -17,7 +17,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .flatten import Flatten, Unflatten
 from .attention import MultiheadAttention
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
-from .normalization_extra import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .normalization_extra import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm
 from .pooling_extra import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, LPPool1d, LPPool2d,
                             MaxPool1d, MaxUnpool1d, MaxUnpool2d)
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
@@ -36,7 +36,7 @@ __all__ = [
     "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "Flatten", "Unflatten",
     "MultiheadAttention",
 ]
-__all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm",
             "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
             "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
             "LPPool2d", "MaxUnpool1d", "MaxUnpool2d",

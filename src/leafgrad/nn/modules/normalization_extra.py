@@ -14,7 +14,7 @@ from .. import functional as F
 from .module import Module, _settings
 from .normalization import _affine, _BatchNorm, _reset_affine
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
 
 
 class GroupNorm(Module):
@@ -81,3 +81,17 @@ class InstanceNorm3d(_InstanceNorm):
     """Per-(sample, channel) normalisation of (N, C, D, H, W) or unbatched (C, D, H, W) inputs."""
 
     _input_dims = (4, 5)
+
+
+class LocalResponseNorm(Module):
+    """Divide each channel by a power of the mean square of its ``size`` neighbouring channels."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
