@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad as lg
 import leafgrad.nn.functional as LF
@@ -82,9 +83,9 @@ def test_instance_norm_functional(stats):
 
 def test_instance_norm_errors():
     for m, F in ((torch, TF), (lg, LF)):
-        with pytest.raises(ValueError):
+        with raises_exactly(ValueError):
             F.instance_norm(m.randn(2, 4, 1))
-        with pytest.raises(RuntimeError):
+        with raises_exactly(RuntimeError):
             F.instance_norm(m.randn(2, 4, 3), use_input_stats=False)
 
 
@@ -97,7 +98,7 @@ def test_group_norm_module():
         np.testing.assert_allclose(b(torch.tensor(x)).detach().numpy(), a(lg.tensor(x)).detach().numpy(), rtol=1e-5,
                                    atol=1e-6)
     for m in (torch.nn, lg.nn):
-        with pytest.raises(ValueError):
+        with raises_exactly(ValueError):
             m.GroupNorm(3, 4)
 
 
@@ -125,9 +126,9 @@ def test_instance_norm_module(nd, kw):
 
 def test_instance_norm_module_channel_checks():
     for m in (torch, lg):
-        with pytest.raises(ValueError):
+        with raises_exactly(ValueError):
             m.nn.InstanceNorm1d(3, affine=True)(m.randn(2, 4, 5))
-        with pytest.raises(ValueError):
+        with raises_exactly(ValueError):
             m.nn.InstanceNorm1d(3)(m.randn(2, 4, 5, 6))
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -151,5 +152,5 @@ def test_local_response_norm(shape, size):
     a, b = lg.nn.LocalResponseNorm(size, 0.1, 0.6, 2.0), torch.nn.LocalResponseNorm(size, 0.1, 0.6, 2.0)
     assert repr(a) == repr(b)
     for m in (torch, lg):
-        with pytest.raises(ValueError):
+        with raises_exactly(ValueError):
             m.nn.functional.local_response_norm(m.randn(2, 3), 2)
