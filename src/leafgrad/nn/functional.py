@@ -22,6 +22,7 @@ from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
 from .._ops.inplace import broadcast_or_raise
+from .._ops.nn_extra import index_pad as _index_pad
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
@@ -31,6 +32,11 @@ from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hard
 from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
 from ._reduction import reduce_loss as _apply_reduction, reduction_of as _reduction
+from ._f_extra import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,  # noqa: F401
+                       conv_transpose1d, conv_transpose2d, group_norm, instance_norm, interpolate,
+                       local_response_norm, lp_pool1d,
+                       lp_pool2d, max_pool1d, max_unpool1d, max_unpool2d, pixel_shuffle, pixel_unshuffle,
+                       scaled_dot_product_attention)
 
 _make = Tensor._make
 
@@ -43,7 +49,10 @@ __all__ = [
     "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
     "cosine_similarity", "pairwise_distance", "pad", "one_hot", "normalize", "scaled_dot_product_attention",
-    "multi_head_attention_forward",
+    "multi_head_attention_forward", "conv_transpose1d", "conv_transpose2d", "group_norm", "instance_norm",
+    "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+    "local_response_norm",
 ]
 
 
@@ -115,7 +124,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
 
 # =============================================================================== convolution
-def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1) -> bool:
+def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd: int, stride=1,
+                transposed: bool = False) -> bool:
     dim = input._data.ndim
     if dim not in (nd + 1, nd + 2):
         kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
@@ -139,6 +149,8 @@ def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd:
     if o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size {list(weight._data.shape)} instead")
+    if transposed:  # a transposed weight is (C_in, C_out // groups, ...)
+        o = weight._data.shape[1] * groups
     if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != o):
         raise RuntimeError(f"Given weight of size {list(weight._data.shape)}, expected bias to be 1-dimensional with "
                            f"{o} elements, but got bias of size {list(bias._data.shape)} instead")
@@ -731,12 +743,13 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 
 
 def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
-    """reflect / replicate / circular padding: one index_select per padded dim."""
+    """reflect / replicate padding as one ReflectionPad/ReplicationPad node (torch's); circular
+    padding as one index_select per padded dim."""
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     nd = input._data.ndim
     n_pad = len(pad) // 2
-    if nd not in (n_pad + 1, n_pad + 2):
+    if nd not in (n_pad + 1, n_pad + 2) or n_pad > 3:
         raise NotImplementedError(f"Only {n_pad + 1}D, {n_pad + 2}D padding with non-constant padding are supported "
                                   "for now" if mode != "circular" else "Padding length too large")
     out = input
@@ -744,42 +757,18 @@ def _pad_by_index(input: Tensor, pad, mode: str) -> Tensor:
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
         dim = nd - 1 - i
         n = input._data.shape[dim]
-        if mode == "reflect":
-            if lo >= n or hi >= n:
-                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                                   f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
-            idx = list(range(lo, 0, -1)) + list(range(n)) + list(range(n - 2, n - 2 - hi, -1))
-        elif mode == "replicate":
-            idx = [0] * lo + list(range(n)) + [n - 1] * hi
-        else:
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular":
             if lo > n or hi > n:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             idx = list(range(n - lo, n)) + list(range(n)) + list(range(hi))
-        out = out.index_select(dim, _make(np.asarray(idx, dtype=np.int64)))
-    return out
+            out = out.index_select(dim, _make(np.asarray(idx, dtype=np.int64)))
+    return out if mode == "circular" else _index_pad(input, tuple(pad), mode)
 
 
 # =============================================================================== attention
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Tensor:
-    """softmax(q k^T * scale + mask) v, composed of leafgrad ops."""
-    lq, lk = query._data.shape[-2], key._data.shape[-2]
-    s = 1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale
-    scores = matmul(query, key.transpose(-2, -1)) * s
-    if is_causal:
-        causal = np.tril(np.ones((lq, lk), dtype=bool))
-        scores = scores.masked_fill(_make(~causal), float("-inf"))
-    if attn_mask is not None:
-        if attn_mask.dtype is D.bool:
-            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
-        else:
-            scores = scores + attn_mask
-    attn = _softmax(scores, -1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
-    return matmul(attn, value)
-
-
 def _canonical_mask(mask, mask_name: str, other_type, other_name: str, target_type, check_other: bool = True):
     if mask is None:
         return None
