@@ -137,7 +137,7 @@ def test_compile_module():
     out.sum().backward()
     tout = tlin(torch.tensor(x))  # (eager on torch: what torch's compiled module must reproduce)
     tout.sum().backward()
-    assert out.tolist()[0] == pytest.approx(tout.tolist()[0])
+    assert out.tolist()[0] == pytest.approx(tout.tolist()[0], rel=1e-5, abs=1e-6)  # (float32; an output near 0)
     assert lin.weight.grad.flatten().tolist() == pytest.approx(tlin.weight.grad.flatten().tolist())
     c.eval()
     assert lin.training is False
