@@ -60,7 +60,7 @@ TENSOR_MODULES = ("leafgrad._ops", "leafgrad._creation")
 # comparisons whose signature differs from object's (torch's stub ignores the same way)
 OVERRIDES = {"__eq__", "__ne__"}
 SKIP = {"__slots__", "__dict__", "__weakref__", "__module__", "__doc__", "__qualname__", "__init_subclass__",
-        "__class_getitem__", "__annotations__", "__firstlineno__", "__static_attributes__", "__new__"}
+        "__class_getitem__", "__annotations__", "__firstlineno__", "__getattr__", "__static_attributes__", "__new__"}
 
 
 def _result(name: str, fn) -> str:
