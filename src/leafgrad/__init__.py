@@ -190,3 +190,5 @@ def __getattr__(name: str):
         return getattr(mod, "set_detect_anomaly" if name == "set_anomaly_enabled" else name)
     from .coverage import missing
     raise missing("torch", name)  # (a torch name leafgrad lacks says so: coverage.py)
+
+_ops.docs.document_functions(globals())  # public names and op-table docstrings on factory-made functions

@@ -485,6 +485,23 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs=None) -> None:
+        """Compute the gradient of this tensor with respect to the leaves of its graph.
+
+        Runs the graph's nodes from this tensor's ``grad_fn`` back to the leaves and adds each
+        leaf's gradient into its ``.grad`` (accumulating: call ``zero_grad``/``grad = None``
+        between steps). ``gradient`` is the gradient of some scalar with respect to this tensor:
+        needed unless this tensor has one element. ``retain_graph=True`` keeps the saved tensors
+        for a second backward (they are freed otherwise); ``create_graph=True`` records the
+        backward pass itself, for higher derivatives; ``inputs`` limits accumulation to those
+        tensors. Same as ``leafgrad.autograd.backward(self, ...)``.
+
+        Example::
+
+            >>> x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> (x * x).sum().backward()
+            >>> x.grad
+            tensor([2., 4.])
+        """
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ detaching and data

@@ -413,3 +413,8 @@ def __getattr__(self, name: str):
 __getattr__.__qualname__ = "Tensor.__getattr__"
 Tensor.__getattr__ = __getattr__
 del __getattr__
+
+
+from .docs import document as _document  # noqa: E402
+
+_document(Tensor)  # public names on the closures above, and docstrings from the op table where missing
