@@ -60,9 +60,9 @@ def method_doc(name: str, fn) -> str:
         lines.append(f"``t.{name}(...)``: the in-place form of ``t.{base}(...)``, torch's semantics.")
     elif "<" not in fn.__qualname__ and fn.__qualname__ == fn.__name__ and fn.__module__.startswith(__package__):
         lines.append(f"``leafgrad.{fn.__name__}(input, ...)``, also the method ``input.{name}(...)``: "
-                     f"torch.{fn.__name__}'s semantics, on leafgrad's arrays.")
+                     f"``torch.{fn.__name__}``'s semantics, on leafgrad's arrays.")
     else:
-        lines.append(f"``t.{name}(...)``: torch.Tensor.{name}'s semantics, on leafgrad's arrays.")
+        lines.append(f"``t.{name}(...)``: ``torch.Tensor.{name}``'s semantics, on leafgrad's arrays.")
     auto = _autograd_line(_opdefs(fn))
     if auto:
         lines += ["", auto]
@@ -113,7 +113,7 @@ def document(cls: type) -> None:
     seen: set[int] = set()
     for name, value in list(vars(cls).items()):
         if isinstance(value, property) and not value.__doc__ and not name.startswith("_"):
-            doc = PROPERTY_DOCS.get(name) or f"torch.Tensor.{name}'s attribute."
+            doc = PROPERTY_DOCS.get(name) or f"``torch.Tensor.{name}``'s attribute."
             setattr(cls, name, property(value.fget, value.fset, value.fdel, doc))
         fn = value.fget if isinstance(value, property) else value
         if not isinstance(fn, types.FunctionType) or id(fn) in seen:
@@ -136,6 +136,6 @@ def document_functions(namespace: dict, prefix: str = "leafgrad") -> None:
         if "<" in fn.__qualname__:
             fn.__name__ = fn.__qualname__ = name
         if not fn.__doc__:
-            lines = [f"``{prefix}.{name}(...)``: torch.{name}'s semantics, on leafgrad's arrays."]
+            lines = [f"``{prefix}.{name}(...)``: ``torch.{name}``'s semantics, on leafgrad's arrays."]
             auto = _autograd_line(_opdefs(fn))
             fn.__doc__ = "\n".join(lines + (["", auto] if auto else []))
