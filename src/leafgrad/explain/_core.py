@@ -4,6 +4,7 @@ from __future__ import annotations
 import linecache
 import os
 import re
+import textwrap
 import sys
 
 from ..autograd.graph import short_name
@@ -432,11 +433,24 @@ def _render(text: _texts.Text, facts: dict, lang: str, code_label: str | None) -
                        sections=sections, markdown="\n".join(md) + "\n")
 
 
-def _plain_lines(lines):
+#: the plain text's width (its two-space indent included): prose wraps, code lines never do
+WIDTH = 88
+
+
+def _plain_lines(lines, width: int = WIDTH - 2):
+    in_code = False
     for line in lines:
         if line.lstrip().startswith("```"):
+            in_code = not in_code
             continue
-        yield line
+        if in_code or len(line) <= width or line.startswith("    "):  # (an indented line is code)
+            yield line
+            continue
+        # a list item's continuation lines hang under its text ("- ", "1. ", or the line's own indent)
+        m = re.match(r"^(\s*(?:[-*] |\d+\. )?)", line)
+        hang = " " * len(m.group(1))
+        yield from textwrap.wrap(line, width, subsequent_indent=hang, break_long_words=False,
+                                 break_on_hyphens=False) or [line]
 
 
 def _no_match(message: str, lang: str) -> Explanation:
@@ -462,6 +476,8 @@ def explain(error=None, lang: str = "en") -> Explanation:
             raise ValueError("explain() needs an error, a warning or a message (no error has been raised yet)")
     error = _unwrap(error)
     if isinstance(error, str):
+        if error.strip().upper() in CODES:  # explain("LG110"): that code's explanation, no message to quote
+            return _render_code(error.strip().upper(), {"code": error.strip().upper()}, lang)
         code = match_message(error)
         if code is None:
             return _no_match(error, lang)
