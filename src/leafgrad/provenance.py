@@ -28,6 +28,7 @@ from collections import deque
 
 from .autograd.grad_mode import STATE as _STATE
 from .autograd.graph import next_sequence_nr
+from ._notebook import is_cache_name
 from .errors import _PKG_DIR, is_internal
 
 __all__ = ["enabled", "set_enabled", "site", "node_site", "user_line", "Cut", "cut_of", "backward_site",
@@ -356,8 +357,8 @@ class Namer:
             return
         from ._tensor import Tensor
         for name, v in items:
-            if not isinstance(name, str) or (skip_private and name.startswith("_")):
-                continue
+            if not isinstance(name, str) or (skip_private and name.startswith("_")) or is_cache_name(name):
+                continue  # (IPython's output cache, `_`/`_3`/Out, is not the user's name)
             if isinstance(v, Tensor):
                 if deep is not True:
                     self._add(name, v)

@@ -7,6 +7,7 @@ import re
 import textwrap
 import sys
 
+from .._notebook import cell_label
 from ..autograd.graph import short_name
 from ..errors import CODES
 from ..provenance import Namer, cut_of, freeing_backward, user_frames
@@ -94,7 +95,8 @@ def fmt_site(site) -> str | None:
     code = linecache.getline(fn, line).strip() if not fn.startswith("<") else ""
     if not code and fn.startswith("<"):
         code = _virtual_line(fn, line)
-    where = f"{_rel(fn)}:{line}"
+    cell = cell_label(fn)  # (a notebook cell's temporary file: "In [3], line 2")
+    where = f"{cell}, line {line}" if cell else f"{_rel(fn)}:{line}"
     return f"{where} `{code}`" if code else where
 
 
