@@ -252,9 +252,13 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar. item() needs "
                 f"exactly one element; index it first (t[0].item()) or reduce it (t.sum().item()).")
+        if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
+            _note_escape(self, "item")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
+            _note_escape(self, "tolist")
         return backend_for_array(self._data).to_numpy(self._data).tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -569,6 +573,11 @@ D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
 _graph._TensorType = Tensor  # (SavedTensor.unpack rebuilds saved outputs)
 _graph._VersionCounter = VersionCounter
+
+
+def _note_escape(t: Tensor, kind: str) -> None:
+    from .provenance import note_escape
+    note_escape(t, kind)
 
 
 def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:

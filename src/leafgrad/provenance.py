@@ -219,6 +219,20 @@ def note_detach(src, out, kind: str) -> None:
 
 # NumPy round trips: x.detach().numpy() -> torch.from_numpy(arr) / torch.tensor(arr)
 _ARRAYS: dict = {}
+# the last time values left autograd (.numpy(), .item(), .tolist() of a tensor on a differentiable
+# chain): a tensor rebuilt from a changed array or a Python number cannot be traced back to it, so
+# an explanation can only point at this as the likely cut
+_ESCAPES: deque = deque(maxlen=1)
+
+
+def note_escape(t, kind: str) -> None:
+    """``t.item()`` / ``t.tolist()`` where ``t`` requires grad or carries a cut."""
+    if _ENABLED[0]:
+        _ESCAPES.append(Cut(kind, site(2), None, cut_of(t)))
+
+
+def last_escape() -> Cut | None:
+    return _ESCAPES[-1] if _ESCAPES else None
 
 
 def note_numpy(t, arr) -> None:
@@ -232,6 +246,7 @@ def note_numpy(t, arr) -> None:
     except TypeError:
         return
     _ARRAYS[key] = (ref, Cut("numpy_out", site(2), None, prev))
+    _ESCAPES.append(_ARRAYS[key][1])
 
 
 def note_from_array(arr, out) -> None:

@@ -10,7 +10,7 @@ import sys
 from .._notebook import cell_label
 from ..autograd.graph import short_name
 from ..errors import CODES
-from ..provenance import Namer, cut_of, freeing_backward, user_frames
+from ..provenance import Namer, cut_of, freeing_backward, last_escape, user_frames
 from . import _texts
 
 __all__ = ["Explanation", "explain", "explain_grad", "match_message", "facts_of"]
@@ -328,7 +328,13 @@ def _shared_boundary(roots, seq_freed):
 def _cut_facts(facts, details, namer, lang):
     t = details.get("tensor")
     cut = cut_of(t) if t is not None else None
+    if t is not None:
+        facts["records"] = "yes"  # (a pasted message has none: its text must not claim there was no cut)
     if cut is None:
+        escape = last_escape() if t is not None else None
+        if escape is not None:
+            facts["escape"] = ui(f"cut.{escape.kind}", lang)
+            facts["escape_at"] = fmt_site(escape.site)
         return
     facts["cut"] = ui(f"cut.{cut.kind}", lang)
     facts["cut_at"] = fmt_site(cut.site)
