@@ -4,6 +4,7 @@ from collections import deque
 
 import numpy as np
 import pytest
+from differential import raises_exactly
 
 import leafgrad
 from leafgrad import provenance
@@ -15,7 +16,7 @@ def fresh_escapes(monkeypatch):
 
 
 def _explain(make, lang="en"):
-    with pytest.raises(RuntimeError) as info:
+    with raises_exactly(RuntimeError) as info:
         make().backward()
     return info.value, str(leafgrad.explain(info.value, lang=lang))
 
