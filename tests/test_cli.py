@@ -202,10 +202,11 @@ def test_tour_pause_quits(monkeypatch, capsys):
 def test_demo_dispatch(monkeypatch):
     calls = []
     fake = types.ModuleType("leafgrad.demo")
-    fake.main = lambda argv: calls.append(argv) or 0
+    fake.main = lambda argv, prog: calls.append((argv, prog)) or 0
     monkeypatch.setitem(sys.modules, "leafgrad.demo", fake)
+    monkeypatch.setattr(cli, "DEMO_NEEDS", {})  # (the extra's modules are checked before the import)
     assert cli.main(["demo", "--quick", "x"]) == 0
-    assert calls == [["--quick", "x"]]
+    assert calls == [(["--quick", "x"], "leafgrad demo")]
 
 
 def test_no_command_prints_help(capsys):

@@ -202,4 +202,7 @@ def __getattr__(name: str):
     if name in ("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"):
         mod = importlib.import_module(".autograd.anomaly", __name__)  # (torch's top-level forms)
         return getattr(mod, "set_detect_anomaly" if name == "set_anomaly_enabled" else name)
-    raise AttributeError(f"module 'leafgrad' has no attribute '{name}'")
+    from .coverage import missing
+    raise missing("torch", name)  # (a torch name leafgrad lacks says so: coverage.py)
+
+_ops.docs.document_functions(globals())  # public names and op-table docstrings on factory-made functions

@@ -252,9 +252,13 @@ class Tensor:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar. item() needs "
                 f"exactly one element; index it first (t[0].item()) or reduce it (t.sum().item()).")
+        if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
+            _note_escape(self, "item")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
+            _note_escape(self, "tolist")
         return backend_for_array(self._data).to_numpy(self._data).tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -485,6 +489,23 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
                  inputs=None) -> None:
+        """Compute the gradient of this tensor with respect to the leaves of its graph.
+
+        Runs the graph's nodes from this tensor's ``grad_fn`` back to the leaves and adds each
+        leaf's gradient into its ``.grad`` (accumulating: call ``zero_grad``/``grad = None``
+        between steps). ``gradient`` is the gradient of some scalar with respect to this tensor:
+        needed unless this tensor has one element. ``retain_graph=True`` keeps the saved tensors
+        for a second backward (they are freed otherwise); ``create_graph=True`` records the
+        backward pass itself, for higher derivatives; ``inputs`` limits accumulation to those
+        tensors. Same as ``leafgrad.autograd.backward(self, ...)``.
+
+        Example::
+
+            >>> x = leafgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> (x * x).sum().backward()
+            >>> x.grad
+            tensor([2., 4.])
+        """
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ------------------------------------------------------------------ detaching and data
@@ -552,6 +573,11 @@ D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
 _graph._TensorType = Tensor  # (SavedTensor.unpack rebuilds saved outputs)
 _graph._VersionCounter = VersionCounter
+
+
+def _note_escape(t: Tensor, kind: str) -> None:
+    from .provenance import note_escape
+    note_escape(t, kind)
 
 
 def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:

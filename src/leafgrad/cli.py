@@ -178,28 +178,56 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_explain(args) -> int:
-    from .explain._core import explain, match_message
+def cmd_explain(args, parser) -> int:
+    from .explain._core import CODES, explain, match_message
     message = " ".join(args.message) if args.message else ""
+    if not message and sys.stdin.isatty():  # nothing given and nothing piped in: say how to use it
+        parser.print_usage()
+        print("  leafgrad explain 'RuntimeError: ...'   a pasted message (or pipe one in: ... | leafgrad explain -)\n"
+              f"  leafgrad explain LG110                 the explanation of a code ({min(CODES)}..{max(CODES)})")
+        return 2
     if not message or message == "-":
         message = sys.stdin.read()
     print(explain(message, lang=args.lang), end="")
-    return 0 if match_message(message) else 1
+    return 0 if message.strip().upper() in CODES or match_message(message) else 1
 
 
-def cmd_tour(args) -> int:
-    from .explain.tour import run_tour
+def cmd_tour(args, parser) -> int:
+    from .explain.tour import STEPS, _sections, run_tour
+    keys = [k for k, _ in STEPS]
+    if args.list:
+        titles = _sections(args.lang)
+        for k in keys:
+            print(f"{k:<24} {titles.get(k, (k, ''))[0]}")
+        return 0
+    unknown = [k for k in args.only or () if k not in keys]
+    if unknown:
+        parser.error(f"unknown tour step {', '.join(map(repr, unknown))}; the steps are: {', '.join(keys)} "
+                     "(leafgrad tour --list)")
     return run_tour(lang=args.lang, pause=args.pause, only=args.only or None)
 
 
+#: what ``leafgrad demo`` imports beyond the base install, and the extra that brings it
+DEMO_NEEDS = {"sklearn": "scikit-learn", "tqdm": "tqdm"}
+
+
 def cmd_demo(rest: list) -> int:
+    import importlib.util
+    missing = [pkg for mod, pkg in DEMO_NEEDS.items() if importlib.util.find_spec(mod) is None]
+    if missing and not {"-h", "--help"} & set(rest):
+        print(f"leafgrad demo needs the demo extra ({', '.join(missing)} not installed): "
+              "pip install \"leafgrad[demo]\" (or, in a checkout, pip install -e \".[demo]\")", file=sys.stderr)
+        return 2
     demo = importlib.import_module("leafgrad.demo")
-    res = demo.main(rest)
+    res = demo.main(rest, prog="leafgrad demo")
     return res if isinstance(res, int) else 0
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import __leafgrad_version__
     p = argparse.ArgumentParser(prog="leafgrad", description="PyTorch's autograd, drawn and explained.")
+    p.add_argument("--version", action="version",
+                   version=f"leafgrad {__leafgrad_version__} (torch 2.13's semantics)")
     sub = p.add_subparsers(dest="command", metavar="{run,explain,tour,demo}")
     r = sub.add_parser("run", help="run a PyTorch script on leafgrad and explain its autograd errors")
     r.add_argument("--lang", choices=("en", "zh"), default="en")
@@ -215,10 +243,13 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain a pasted error message")
     e.add_argument("--lang", choices=("en", "zh"), default="en")
     e.add_argument("message", nargs="*")
+    e.set_defaults(parser=e)  # (its usage and errors name "leafgrad explain")
     t = sub.add_parser("tour", help="a live tour of autograd")
     t.add_argument("--lang", choices=("en", "zh"), default="en")
     t.add_argument("--pause", action="store_true", help="wait for Enter between steps")
-    t.add_argument("--only", nargs="*", help="run only these steps (by key)")
+    t.add_argument("--only", nargs="*", help="run only these steps (by key: see --list)")
+    t.add_argument("--list", action="store_true", help="list the steps' keys and titles, and run none")
+    t.set_defaults(parser=t)
     sub.add_parser("demo", help="run the demo (leafgrad.demo)", add_help=False)
     return p
 
@@ -232,9 +263,9 @@ def main(argv=None) -> int:
     if args.command == "run":
         return cmd_run(args)
     if args.command == "explain":
-        return cmd_explain(args)
+        return cmd_explain(args, args.parser)
     if args.command == "tour":
-        return cmd_tour(args)
+        return cmd_tour(args, args.parser)
     p.print_help()
     return 2
 

@@ -191,8 +191,8 @@ class _NoBar:
 
 
 # ----------------------------------------------------------------------------- command line
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m leafgrad.demo", description=__doc__.split("\n")[0])
+def parse_args(argv, prog: str = "python -m leafgrad.demo"):
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=["mlp", "cnn", "both"], default="both", help="which model(s) to train")
     parser.add_argument("--epochs", type=int, default=None,
                         help="epochs per model (default: MLP %d, CNN %d; --quick: %d and %d)" % (
@@ -216,8 +216,9 @@ def _blas_threads(n: int):
     return threadpool_limits(limits=n, user_api="blas")
 
 
-def main(argv=None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def main(argv=None, prog: str = "python -m leafgrad.demo") -> int:
+    """Train the demo's models; ``prog`` is the command name its ``--help`` shows (``leafgrad demo``)."""
+    args = parse_args(sys.argv[1:] if argv is None else argv, prog)
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
     with _blas_threads(args.threads):
         return _run(names, args)

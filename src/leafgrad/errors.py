@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from ._notebook import is_cache_name
 import warnings
 
 __all__ = ["code_of", "user_site", "raise_autograd", "warn_autograd", "CODES"]
@@ -83,7 +85,7 @@ def warn_autograd(code: str, message: str, stacklevel: int = 3, category: type =
             while f is not None and is_internal(f.f_code.co_filename):
                 f = f.f_back
             if f is not None:
-                details["names"] = {n: v for n, v in f.f_locals.items() if v is t}
+                details["names"] = {n: v for n, v in f.f_locals.items() if v is t and not is_cache_name(n)}
         except Exception:
             pass
     warnings.warn(_tag(category(message), code, details), stacklevel=stacklevel)

@@ -28,6 +28,7 @@ from collections import deque
 
 from .autograd.grad_mode import STATE as _STATE
 from .autograd.graph import next_sequence_nr
+from ._notebook import is_cache_name
 from .errors import _PKG_DIR, is_internal
 
 __all__ = ["enabled", "set_enabled", "site", "node_site", "user_line", "Cut", "cut_of", "backward_site",
@@ -218,6 +219,20 @@ def note_detach(src, out, kind: str) -> None:
 
 # NumPy round trips: x.detach().numpy() -> torch.from_numpy(arr) / torch.tensor(arr)
 _ARRAYS: dict = {}
+# the last time values left autograd (.numpy(), .item(), .tolist() of a tensor on a differentiable
+# chain): a tensor rebuilt from a changed array or a Python number cannot be traced back to it, so
+# an explanation can only point at this as the likely cut
+_ESCAPES: deque = deque(maxlen=1)
+
+
+def note_escape(t, kind: str) -> None:
+    """``t.item()`` / ``t.tolist()`` where ``t`` requires grad or carries a cut."""
+    if _ENABLED[0]:
+        _ESCAPES.append(Cut(kind, site(2), None, cut_of(t)))
+
+
+def last_escape() -> Cut | None:
+    return _ESCAPES[-1] if _ESCAPES else None
 
 
 def note_numpy(t, arr) -> None:
@@ -231,6 +246,7 @@ def note_numpy(t, arr) -> None:
     except TypeError:
         return
     _ARRAYS[key] = (ref, Cut("numpy_out", site(2), None, prev))
+    _ESCAPES.append(_ARRAYS[key][1])
 
 
 def note_from_array(arr, out) -> None:
@@ -356,8 +372,8 @@ class Namer:
             return
         from ._tensor import Tensor
         for name, v in items:
-            if not isinstance(name, str) or (skip_private and name.startswith("_")):
-                continue
+            if not isinstance(name, str) or (skip_private and name.startswith("_")) or is_cache_name(name):
+                continue  # (IPython's output cache, `_`/`_3`/Out, is not the user's name)
             if isinstance(v, Tensor):
                 if deep is not True:
                     self._add(name, v)

@@ -519,7 +519,7 @@ def check_index_put(self: Tensor, key: tuple, value: Tensor, value_given: bool) 
 
 
 def setitem(self: Tensor, key, value) -> None:
-    """``t[key] = value``: basic keys write through a view (CopySlices), advanced ones use index_put_."""
+    """``t[key] = value``: basic keys write through a view (CopySlices), advanced ones use ``index_put_``."""
     from .indexing import _is_advanced, getitem, normalize_key
     nkey = normalize_key(key)
     if isinstance(value, (list, tuple, np.ndarray)):  # (torch writes tensors and numbers only)

@@ -415,3 +415,21 @@ Tensor.__ge__ = P.ge
 Tensor.__getitem__ = I.getitem
 Tensor.__setitem__ = IP.setitem
 Tensor.__hash__ = lambda self: id(self)
+
+
+def __getattr__(self, name: str):
+    """Only on a miss: a torch.Tensor attribute leafgrad lacks says so (leafgrad/coverage.py)."""
+    if name[:1] == "_":  # (unset slots, NumPy's and pickle's probes: the plain error, at once)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'", name=name, obj=self)
+    from ..coverage import missing
+    raise missing("torch.Tensor", name, owner=f"'{type(self).__name__}' object")
+
+
+__getattr__.__qualname__ = "Tensor.__getattr__"
+Tensor.__getattr__ = __getattr__
+del __getattr__
+
+
+from .docs import document as _document  # noqa: E402
+
+_document(Tensor)  # public names on the closures above, and docstrings from the op table where missing

@@ -4,11 +4,13 @@ from __future__ import annotations
 import linecache
 import os
 import re
+import textwrap
 import sys
 
+from .._notebook import cell_label
 from ..autograd.graph import short_name
 from ..errors import CODES
-from ..provenance import Namer, cut_of, freeing_backward, user_frames
+from ..provenance import Namer, cut_of, freeing_backward, last_escape, user_frames
 from . import _texts
 
 __all__ = ["Explanation", "explain", "explain_grad", "match_message", "facts_of"]
@@ -93,7 +95,8 @@ def fmt_site(site) -> str | None:
     code = linecache.getline(fn, line).strip() if not fn.startswith("<") else ""
     if not code and fn.startswith("<"):
         code = _virtual_line(fn, line)
-    where = f"{_rel(fn)}:{line}"
+    cell = cell_label(fn)  # (a notebook cell's temporary file: "In [3], line 2")
+    where = f"{cell}, line {line}" if cell else f"{_rel(fn)}:{line}"
     return f"{where} `{code}`" if code else where
 
 
@@ -325,7 +328,13 @@ def _shared_boundary(roots, seq_freed):
 def _cut_facts(facts, details, namer, lang):
     t = details.get("tensor")
     cut = cut_of(t) if t is not None else None
+    if t is not None:
+        facts["records"] = "yes"  # (a pasted message has none: its text must not claim there was no cut)
     if cut is None:
+        escape = last_escape() if t is not None else None
+        if escape is not None:
+            facts["escape"] = ui(f"cut.{escape.kind}", lang)
+            facts["escape_at"] = fmt_site(escape.site)
         return
     facts["cut"] = ui(f"cut.{cut.kind}", lang)
     facts["cut_at"] = fmt_site(cut.site)
@@ -432,11 +441,24 @@ def _render(text: _texts.Text, facts: dict, lang: str, code_label: str | None) -
                        sections=sections, markdown="\n".join(md) + "\n")
 
 
-def _plain_lines(lines):
+#: the plain text's width (its two-space indent included): prose wraps, code lines never do
+WIDTH = 88
+
+
+def _plain_lines(lines, width: int = WIDTH - 2):
+    in_code = False
     for line in lines:
         if line.lstrip().startswith("```"):
+            in_code = not in_code
             continue
-        yield line
+        if in_code or len(line) <= width or line.startswith("    "):  # (an indented line is code)
+            yield line
+            continue
+        # a list item's continuation lines hang under its text ("- ", "1. ", or the line's own indent)
+        m = re.match(r"^(\s*(?:[-*] |\d+\. )?)", line)
+        hang = " " * len(m.group(1))
+        yield from textwrap.wrap(line, width, subsequent_indent=hang, break_long_words=False,
+                                 break_on_hyphens=False) or [line]
 
 
 def _no_match(message: str, lang: str) -> Explanation:
@@ -462,6 +484,8 @@ def explain(error=None, lang: str = "en") -> Explanation:
             raise ValueError("explain() needs an error, a warning or a message (no error has been raised yet)")
     error = _unwrap(error)
     if isinstance(error, str):
+        if error.strip().upper() in CODES:  # explain("LG110"): that code's explanation, no message to quote
+            return _render_code(error.strip().upper(), {"code": error.strip().upper()}, lang)
         code = match_message(error)
         if code is None:
             return _no_match(error, lang)

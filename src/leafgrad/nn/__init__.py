@@ -10,3 +10,9 @@ from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401  (DistributedDataParallel; MPI is imported only when a group starts)
 
 __all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils"] + list(_modules_all)
+
+
+def __getattr__(name: str):
+    # a torch name leafgrad lacks says so, rather than a bare AttributeError (leafgrad/coverage.py)
+    from ..coverage import missing
+    raise missing("torch.nn", name)

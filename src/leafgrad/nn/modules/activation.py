@@ -144,10 +144,12 @@ class LogSoftmax(_Activation):
 
 
 class Tanh(_Activation):
+    """``tanh(x)`` elementwise: squashes to (-1, 1); records ``TanhBackward0``, which saves the result."""
     _function = staticmethod(tanh)
 
 
 class Sigmoid(_Activation):
+    """``1 / (1 + exp(-x))`` elementwise: squashes to (0, 1); records ``SigmoidBackward0``, which saves the result."""
     _function = staticmethod(sigmoid)
 
 

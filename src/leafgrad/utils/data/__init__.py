@@ -1,4 +1,4 @@
-"""leafgrad.utils.data: datasets, samplers and the DataLoader, as torch.utils.data.
+"""leafgrad.utils.data: datasets, samplers and the DataLoader, as torch.utils.data::
 
     from leafgrad.utils.data import DataLoader, TensorDataset
     loader = DataLoader(TensorDataset(x, y), batch_size=64, shuffle=True,
