@@ -22,6 +22,7 @@ _INPLACE_RULES = (
 def _opdefs(fn) -> list[OpDef]:
     """The op-table entries ``fn`` names in its code (its globals and closure): the nodes it records."""
     found: list[OpDef] = []
+    fn = inspect.unwrap(fn)  # (through functools.wraps decorators: numpy_kwargs)
     code = getattr(fn, "__code__", None)
     if code is None:
         return found
@@ -106,12 +107,14 @@ PROPERTY_DOCS = {
 }
 
 
-def document(cls: type) -> None:
+def document(cls: type, names=None) -> None:
     """Name every closure or private helper bound on ``cls`` after its first public name
     (``Tensor.add_``, not ``_binary_.<locals>.m``), and give each bound function that has no
-    docstring one generated from the op table."""
+    docstring one generated from the op table. ``names``: only these (methods bound later, by
+    an op family loaded after methods.py)."""
     seen: set[int] = set()
-    for name, value in list(vars(cls).items()):
+    items = list(vars(cls).items()) if names is None else [(n, vars(cls)[n]) for n in names if n in vars(cls)]
+    for name, value in items:
         if isinstance(value, property) and not value.__doc__ and not name.startswith("_"):
             doc = PROPERTY_DOCS.get(name) or f"``torch.Tensor.{name}``'s attribute."
             setattr(cls, name, property(value.fget, value.fset, value.fdel, doc))

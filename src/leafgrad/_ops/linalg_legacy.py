@@ -78,6 +78,8 @@ def _bind_methods() -> None:
     for name, fn in methods.items():
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
+    from .docs import document
+    document(Tensor, methods)  # (their public names and docstrings, as methods.py gives the others)
 
 
 _bind_methods()
