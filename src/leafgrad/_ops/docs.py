@@ -5,6 +5,11 @@ would show in ``help()`` and tracebacks as ``_binary_.<locals>.m`` with no docst
 :func:`document` gives each such function its public ``__name__``/``__qualname__`` and, where it
 has none, a docstring generated from what the op table knows: the top-level function it is the
 method form of, the autograd node(s) it records and what they save, and the in-place rules.
+
+Generating them reads every function's code and closure, which cost a fifth of ``import leafgrad``;
+so ``tools/gen_stubs.py`` writes the generated texts into ``_docstrings.py`` (a test fails when that
+table is stale) and import only looks them up. A name the table lacks (an op added since) still gets
+its docstring, generated on the spot.
 """
 from __future__ import annotations
 
@@ -12,6 +17,21 @@ import inspect
 import types
 
 from .registry import OpDef
+
+try:
+    from ._docstrings import DOCS as _TABLE
+except ImportError:  # (the table is being regenerated)
+    _TABLE = {}
+
+#: every docstring generated this run: key ("Tensor.add_", "leafgrad.logical_and") -> (maker, *args),
+#: so that ``tools/gen_stubs.py`` can regenerate the table from the makers themselves
+GENERATED: dict[str, tuple] = {}
+
+
+def _generated_doc(key: str, maker, *args) -> str:
+    GENERATED[key] = (maker, *args)
+    doc = _TABLE.get(key)
+    return doc if doc is not None else maker(*args)
 
 _INPLACE_RULES = (
     "In place: writes into this tensor and returns it; bumps its version counter, so a node that "
@@ -69,14 +89,20 @@ def method_doc(name: str, fn) -> str:
         lines += ["", auto]
     if base != name:
         lines += ["", _INPLACE_RULES]
-    try:
-        params = list(inspect.signature(fn).parameters.values())[1:]
-    except (TypeError, ValueError):
-        params = None
-    if params is not None and not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY,
-                                                                           p.POSITIONAL_OR_KEYWORD) for p in params):
+    if _callable_without_arguments(fn):
         lines += ["", "Example::", "", f"    >>> leafgrad.ones(3).{name}()"]
     return "\n".join(lines)
+
+
+def _callable_without_arguments(method) -> bool:
+    """Whether ``t.method()`` needs no argument: every positional parameter after ``self`` has a
+    default. Read from the code object (``inspect.signature`` costs ~20 µs a method, and this runs
+    for every method at import)."""
+    fn = inspect.unwrap(method)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    return code.co_argcount - len(fn.__defaults__ or ()) <= 1
 
 
 # the attributes whose getter is state rather than an op (their text here keeps _tensor.py small)
@@ -126,7 +152,7 @@ def document(cls: type, names=None) -> None:
             fn.__name__ = name
             fn.__qualname__ = f"{cls.__name__}.{name}"
         if not fn.__doc__ and not name.startswith("_") and not isinstance(value, property):
-            fn.__doc__ = method_doc(name, fn)
+            fn.__doc__ = _generated_doc(f"{cls.__name__}.{name}", method_doc, name, fn)
 
 
 def document_functions(namespace: dict, prefix: str = "leafgrad") -> None:
@@ -139,6 +165,11 @@ def document_functions(namespace: dict, prefix: str = "leafgrad") -> None:
         if "<" in fn.__qualname__:
             fn.__name__ = fn.__qualname__ = name
         if not fn.__doc__:
-            lines = [f"``{prefix}.{name}(...)``: ``torch.{name}``'s semantics, on leafgrad's arrays."]
-            auto = _autograd_line(_opdefs(fn))
-            fn.__doc__ = "\n".join(lines + (["", auto] if auto else []))
+            fn.__doc__ = _generated_doc(f"{prefix}.{name}", function_doc, prefix, name, fn)
+
+
+def function_doc(prefix: str, name: str, fn) -> str:
+    """A docstring for the top-level function ``prefix.name`` (``fn``), from the op table."""
+    lines = [f"``{prefix}.{name}(...)``: ``torch.{name}``'s semantics, on leafgrad's arrays."]
+    auto = _autograd_line(_opdefs(fn))
+    return "\n".join(lines + (["", auto] if auto else []))
