@@ -142,7 +142,8 @@ class OpNode(Node, metaclass=_OpNodeType):
             if v is not None and v.__class__ is not SavedTensor:
                 # a Python number operand (``x * 3``): torch saves it as a 0-d tensor and frees it
                 # with the graph, so a second backward through this node is refused there too
-                saved = self._saved = list(saved)
+                if saved.__class__ is not list:
+                    saved = self._saved = list(saved)
                 saved[k] = _freed_operand(freed)
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
@@ -200,12 +201,19 @@ def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
 
 
 _NUMBER_OPERAND = -1  # the ``_output_nr`` that marks a freed number operand (not drawn as a saved tensor)
+_LAST_FREED_OPERAND: list = [None]  # (see _freed_operand)
 
 
 def _freed_operand(site) -> SavedTensor:
     """A saved number operand after its graph was freed: reading it raises torch's
-    "backward through the graph a second time" error, naming where the graph was freed."""
-    s = _new(SavedTensor)
+    "backward through the graph a second time" error, naming where the graph was freed.
+
+    Every node a backward frees gets the same ``site``, so one marker serves them all: the last
+    one made is kept and handed out again (a chain of ``x * 3`` steps frees one operand per node)."""
+    last = _LAST_FREED_OPERAND[0]
+    if last is not None and last._freed_site is site:
+        return last
+    s = _LAST_FREED_OPERAND[0] = _new(SavedTensor)
     s._tensor = s._data = s._site = None
     s._vc = VersionCounter()  # (its own: a number has no other owner)
     s._version = 0
