@@ -193,6 +193,10 @@ def __getattr__(name: str):
         return getattr(importlib.import_module("._ops.special_ops", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
+    # torch.copysign, torch.aminmax, torch.lu, torch.triangular_solve ... (_ops/extra_bindings.py)
+    from ._ops.extra_bindings import TOP_LEVEL as _EXTRA
+    if name in _EXTRA:
+        return _EXTRA[name]
     if name in ("explain", "explain_grad"):
         mod = importlib.import_module(".explain", __name__)
         return getattr(mod, name)
