@@ -140,6 +140,7 @@ LU_FACTOR.node_cls._saved_names = ("LU", "pivots")
 def _lu_grad(xp, g, P, L, U):
     m, n = L.shape[-2], U.shape[-1]
     _need_square(m, n, "linalg.lu backward")
+    g = LD._pad(g, 3)
     return _lu_backward(xp, g[1], g[2], P, L, U)
 
 
@@ -169,7 +170,7 @@ def _lu_unpack_grad(xp, g, input0_sizes):
     """torch's lu_unpack_backward: gL's strict lower part and gU's upper part, placed back in LU's shape."""
     m, n = input0_sizes[-2:]
     k = min(m, n)
-    gL, gU = g[1], g[2]
+    gL, gU = LD._pad(g, 3)[1:]
     low = None if gL is None else xp.where(_tril_mask(m, k, -1), gL, 0.0)
     up = None if gU is None else xp.where(_triu_mask(k, n, 0), gU, 0.0)
     if m > n and up is not None:  # (U is the top k rows)
@@ -226,20 +227,23 @@ LU_SOLVE.node_cls._saved_names = ("LU", "pivots", "result", "left", "adjoint")
 
 # ----------------------------------------------------------------------------- public LU functions
 def _check_lu_input(A: Tensor, name: str, pivot: bool) -> None:
+    """torch's checks, in its order: the rank (``name`` is how torch's message names the function), the
+    dtype (its CPU kernel's NotImplementedError), then pivoting."""
     if A._data.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions. Got {A._data.ndim}D: "
-                           "pass a matrix or a batch of matrices.")
-    LD.check_float(A, name)
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A._data.shape)} "
+                           "instead")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{D.scalar_type_name(A.dtype)}'")
     if A.dtype.is_complex:
         raise RuntimeError(f"{name}: leafgrad factorises real matrices only; this one is complex.")
     if not pivot:
-        raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU: use pivot=True.")
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU: use pivot=True.")
 
 
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     """The packed LU factorisation with pivots and ``info`` (0, or the 1-based index of the first zero pivot)."""
     from ..return_types import linalg_lu_factor_ex
-    _check_lu_input(A, "linalg.lu_factor_ex", pivot)
+    _check_lu_input(A, "torch.lu_factor", pivot)
     LU_, piv, info = apply(LU_FACTOR, (A,))
     if check_errors:
         _raise_zero_pivot("torch.linalg.lu_factor_ex", info._data)
@@ -250,8 +254,8 @@ def _raise_zero_pivot(name: str, info: np.ndarray) -> None:
     bad = np.flatnonzero(info.reshape(-1))
     if bad.size:
         i = int(info.reshape(-1)[bad[0]])
-        batch = f" (Batch element {bad[0]})" if info.ndim else ""
-        raise LD._LinAlgError(f"{name}:{batch} U[{i},{i}] is zero and using it on lu_solve would result in a "
+        batch = f" (Batch element {bad[0]}):" if info.ndim else ""
+        raise RuntimeError(f"{name}:{batch} U[{i},{i}] is zero and using it on lu_solve would result in a "
                               "division by zero. If you still want to perform the factorization, consider calling "
                               "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
@@ -259,7 +263,7 @@ def _raise_zero_pivot(name: str, info: np.ndarray) -> None:
 def lu_factor(A: Tensor, *, pivot: bool = True):
     """The packed LU factorisation and its pivots; a singular matrix raises torch's LinAlgError."""
     from ..return_types import linalg_lu_factor
-    _check_lu_input(A, "linalg.lu_factor", pivot)
+    _check_lu_input(A, "torch.lu_factor", pivot)
     LU_, piv, info = apply(LU_FACTOR, (A,))
     _raise_zero_pivot("torch.linalg.lu_factor", info._data)
     return linalg_lu_factor((LU_, piv))
@@ -309,7 +313,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
                   "be removed in a future PyTorch release: use LU, pivots = torch.linalg.lu_factor(A).",
                   UserWarning, stacklevel=2)
     from .. import return_types
-    _check_lu_input(A, "linalg.lu_factor", pivot)
+    _check_lu_input(A, "torch.lu_factor", pivot)
     LU_, piv, info = apply(LU_FACTOR, (A,))
     if get_infos:
         return return_types._lu_with_info((LU_, piv, info))
@@ -371,7 +375,7 @@ def _eig_grad(xp, g, eigenvalues, eigenvectors):
     if xp.tensors:
         raise RuntimeError("linalg.eig: leafgrad computes the first derivative of eig only (on arrays), not a "
                            "graph of it: a double backward through eig / eigvals is not supported.")
-    gL, gV = g
+    gL, gV = LD._pad(g, 2)
     L, V = eigenvalues, eigenvectors
     Vh = xp.conj(LD._mT(xp, V))
     if gV is not None:
@@ -397,6 +401,9 @@ EIG.node_cls._saved_names = ("eigenvalues", "eigenvectors")
 
 
 def _check_eig(A: Tensor, name: str) -> None:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {D.scalar_type_name(A.dtype)}: {name} needs a floating "
+                           "point matrix (its eigenvalues are complex); convert it first, e.g. A.double().")
     LD.check_square(A, name)
     if A.dtype.is_complex:
         raise RuntimeError(f"{name}: leafgrad computes the eigen-decomposition of real matrices only.")
@@ -425,7 +432,7 @@ def _trisolve_fwd(xp, b, a, upper, transpose, unitriangular):
 
 
 def _trisolve_gb(xp, g, self, A, result0, upper, transpose, unitriangular):
-    gx = g[0]
+    gx = LD._pad(g, 2)[0]
     if gx is None:
         return None
     # solve op(A)^T y = gx: op(A)^T is A^T (lower when A is upper) without transpose, A itself with it
@@ -435,7 +442,7 @@ def _trisolve_gb(xp, g, self, A, result0, upper, transpose, unitriangular):
 
 
 def _trisolve_gA(xp, g, self, A, result0, upper, transpose, unitriangular):
-    gx, gm = g
+    gx, gm = LD._pad(g, 2)
     out = None
     if gx is not None:
         gb = _trisolve_gb(xp, [gx, None], result0, A, result0, upper, transpose, unitriangular)
@@ -465,6 +472,8 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
                            f"{input._data.ndim} dimensions instead" if input._data.ndim < 2 else
                            f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
                            f"{A._data.ndim} dimensions instead")
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{D.scalar_type_name(A.dtype)}'")
     LD.check_square(A, "torch.triangular_solve")
     if input.dtype is not A.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "

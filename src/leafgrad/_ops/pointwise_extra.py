@@ -55,8 +55,8 @@ def _float_dtype(a, b) -> D.dtype:
 # ----------------------------------------------------------------------------- copysign
 def _copysign_self_grad(xp, g, self, result, input1_sizes=None):
     # torch's copysign_tensor_self_backward: g * result / self, 0 where self is 0
-    zero = self == 0
-    return xp.sum_to(g * xp.where(zero, 0.0, result / xp.where(zero, 1.0, self)), self.shape)
+    # (0/0 at a zero, then filled, as torch's: a double backward is nan there, as torch's is)
+    return xp.sum_to(g * xp.masked_fill(result / self, self == 0, 0.0), self.shape)
 
 
 def _zeros_for(xp, g, self, result, input1_sizes):
@@ -192,23 +192,35 @@ def lcm_(self: Tensor, other) -> Tensor:
 
 # ----------------------------------------------------------------------------- ldexp
 def _ldexp_self_grad(xp, g, other, result, input0_sizes):
-    return xp.sum_to(g * xp.power(2.0, other), input0_sizes)
+    # torch's grad * pow(2, other): in integer arithmetic for an integer exponent, so 2 ** -k is 0 there
+    if xp.dtype_of(other).kind in "iub":
+        scale = xp.where(other < 0, 0.0, xp.power(2.0, xp.astype(other, xp.dtype_of(g))))
+    else:
+        scale = xp.power(2.0, other)
+    return xp.sum_to(g * scale, input0_sizes)
 
 
 def _ldexp_other_grad(xp, g, other, result, input0_sizes):
     return xp.sum_to(g * result * math.log(2.0), other.shape)
 
 
-LDEXP = defop("LdexpBackward0", lambda xp, a, b: a * xp.power(2.0, b).astype(a.dtype, copy=False),
-              (_ldexp_self_grad, _ldexp_other_grad), saved=("other", "result", "input0_sizes"), n_in=2)
+def _ldexp_fwd(xp, a, b):
+    return a * xp.power(2.0, b.astype(a.dtype, copy=False) if b.dtype.kind in "iub" else b).astype(a.dtype,
+                                                                                                copy=False)
+
+
+LDEXP = defop("LdexpBackward0", _ldexp_fwd, (_ldexp_self_grad, _ldexp_other_grad),
+              saved=("other", "result", "input0_sizes"), n_in=2)
 LDEXP.node_cls._saved_names = ("other", "result")
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
-    """``input * 2 ** other`` in torch's promoted float dtype."""
+    """``input * 2 ** other`` in torch's promoted float dtype (an integer exponent stays integer: see above)."""
     a, b = _pair("ldexp", input, other)
     dt = _float_dtype(a, b)
-    return apply(LDEXP, (a, b), cast=dt.np)
+    if b.dtype.is_floating_point or b.dtype.is_complex:
+        return apply(LDEXP, (a, b), cast=dt.np)
+    return apply(LDEXP, (a.to(dt), b))
 
 
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
@@ -253,7 +265,7 @@ def _gammainc(name: str):
 
 def _no_input_grad(name: str):
     def f(xp, g, self, other):
-        raise RuntimeError(f"the derivative for '{name}: input' is not implemented. torch has no gradient of the "
+        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented. torch has no gradient of the "
                            "incomplete gamma function with respect to its first argument either: detach it.")
     return f
 

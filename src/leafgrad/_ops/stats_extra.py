@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from . import reduction as R
 from .indexing import select_back
+from .linalg_decomp import _pad
 from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["aminmax", "mode", "nansum", "nanmean", "std_mean", "var_mean", "cov", "corrcoef", "dist", "renorm",
@@ -47,6 +48,7 @@ def _share(xp, g, self, r, dim, keepdim):
 
 
 def _aminmax_grad(xp, g, self, dim, keepdim, min, max):
+    g = _pad(g, 2)  # (the engine passes no grads after the last one that arrived)
     out = None
     if g[0] is not None:
         out = _share(xp, g[0], self, min, dim, keepdim)
@@ -176,6 +178,7 @@ def _mean_part(xp, g, self, dims, keepdim):
 
 
 def _var_mean_grad(xp, g, self, dims, correction, keepdim):
+    g = _pad(g, 2)
     out = None if g[0] is None else R._var_grad(xp, g[0], self, dims, correction, keepdim)
     if g[1] is not None:
         part = _mean_part(xp, g[1], self, dims, keepdim)
@@ -184,6 +187,7 @@ def _var_mean_grad(xp, g, self, dims, correction, keepdim):
 
 
 def _std_mean_grad(xp, g, self, dims, correction, keepdim, result0):
+    g = _pad(g, 2)
     out = None if g[0] is None else R._std_grad(xp, g[0], self, dims, correction, keepdim, result0)
     if g[1] is not None:
         part = _mean_part(xp, g[1], self, dims, keepdim)
@@ -322,8 +326,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     dt = D.result_type(input, other)
     if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{D.scalar_type_name(dt)}")
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{D.scalar_type_name(dt)} instead: dist computes a norm, so convert the tensors first.")
     np.broadcast_shapes(input._data.shape, other._data.shape)
     return apply(DIST, (input, other), (p,), cast=dt.np)
 
