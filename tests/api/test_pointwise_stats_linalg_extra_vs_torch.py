@@ -300,3 +300,14 @@ def test_inplace_on_a_graph_records_the_op():
         leafgrad.tensor([1.0], requires_grad=True).copysign_(leafgrad.tensor([-1.0]))
     with raises_exactly(RuntimeError):  # (a float result cannot be written into an integer tensor)
         leafgrad.tensor([1, 2]).copysign_(leafgrad.tensor([-1.0, 1.0]))
+
+
+def test_every_top_level_name_is_served_and_is_torchs():
+    from leafgrad._ops.extra_bindings import TOP_LEVEL
+    assert leafgrad._FROM_EXTRA_OPS == frozenset(TOP_LEVEL)  # (the stub generator reads the frozenset)
+    for name in TOP_LEVEL:
+        assert hasattr(torch, name), name
+        assert getattr(leafgrad, name) is TOP_LEVEL[name]
+    for name in ("eig", "eigvals", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"):
+        assert hasattr(torch.linalg, name) and callable(getattr(leafgrad.linalg, name))
+    assert leafgrad.special.gammainc is leafgrad.igamma and leafgrad.special.gammaincc is leafgrad.igammac
