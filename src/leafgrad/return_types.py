@@ -90,4 +90,3 @@ def __getattr__(name: str):
 
 
 __all__ += list(_FIELDS)
-_FIELDS["_lu_with_info"] = ("LU", "pivots", "info")  # torch.lu(get_infos=True)'s type: private, so not in __all__

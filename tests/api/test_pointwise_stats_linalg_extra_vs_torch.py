@@ -311,3 +311,17 @@ def test_every_top_level_name_is_served_and_is_torchs():
     for name in ("eig", "eigvals", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"):
         assert hasattr(torch.linalg, name) and callable(getattr(leafgrad.linalg, name))
     assert leafgrad.special.gammainc is leafgrad.igamma and leafgrad.special.gammaincc is leafgrad.igammac
+
+
+def test_lu_with_infos_type_is_torchs():
+    import pickle
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        r = leafgrad.lu(leafgrad.eye(2), get_infos=True)
+        t = torch.lu(torch.eye(2), get_infos=True)
+    assert type(r).__name__ == type(t).__name__ == "_lu_with_info"
+    assert r.n_fields == t.n_fields == 3
+    assert [r.LU is r[0], r.pivots is r[1], r.info is r[2]] == [True, True, True]
+    back = pickle.loads(pickle.dumps(r))
+    assert type(back) is type(r) and back.info.item() == 0
+    assert "_lu_with_info" not in {c.__name__ for c in leafgrad.return_types.all_return_types}

@@ -307,16 +307,25 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     return apply(LU_SOLVE, (LU, B), (pivots._data, bool(left), bool(adjoint)))
 
 
+def _lu_with_info() -> type:
+    """torch.return_types._lu_with_info (torch.lu's type with get_infos=True): private in torch, so made here
+    and set on leafgrad.return_types (where pickle finds it) without joining its all_return_types."""
+    from .. import return_types
+    cls = vars(return_types).get("_lu_with_info")
+    if cls is None:
+        cls = return_types._lu_with_info = return_types._make("_lu_with_info", ("LU", "pivots", "info"))
+    return cls
+
+
 def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """torch.lu (deprecated in torch): (LU, pivots) or, with ``get_infos``, (LU, pivots, infos)."""
     warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
                   "be removed in a future PyTorch release: use LU, pivots = torch.linalg.lu_factor(A).",
                   UserWarning, stacklevel=2)
-    from .. import return_types
     _check_lu_input(A, "torch.lu_factor", pivot)
     LU_, piv, info = apply(LU_FACTOR, (A,))
     if get_infos:
-        return return_types._lu_with_info((LU_, piv, info))
+        return _lu_with_info()((LU_, piv, info))
     _raise_zero_pivot("torch.linalg.lu_factor", info._data)
     return LU_, piv
 
