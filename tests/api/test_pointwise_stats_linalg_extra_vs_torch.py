@@ -325,3 +325,31 @@ def test_lu_with_infos_type_is_torchs():
     back = pickle.loads(pickle.dumps(r))
     assert type(back) is type(r) and back.info.item() == 0
     assert "_lu_with_info" not in {c.__name__ for c in leafgrad.return_types.all_return_types}
+
+
+_SAVED = {
+    "copysign": lambda m, a, b: m.copysign(a, b), "copysign_scalar": lambda m, a, b: m.copysign(a, 2.0),
+    "ldexp": lambda m, a, b: m.ldexp(a, b), "nextafter": lambda m, a, b: m.nextafter(a, b),
+    "igamma": lambda m, a, b: m.igamma(a.abs(), b.abs()), "angle": lambda m, a, b: m.angle(a),
+    "aminmax": lambda m, a, b: m.aminmax(a, dim=1)[0], "mode": lambda m, a, b: m.mode(a)[0],
+    "mode0": lambda m, a, b: m.mode(a, 0)[0], "frexp": lambda m, a, b: m.frexp(a)[0],
+    "std_mean": lambda m, a, b: m.std_mean(a, 1)[0], "nansum": lambda m, a, b: m.nansum(a, 1),
+    "dist": lambda m, a, b: m.dist(a, b, 3), "renorm": lambda m, a, b: m.renorm(a, 2, 0, 1.0),
+    "cross": lambda m, a, b: m.cross(a, b, dim=1), "lu_factor": lambda m, a, b: m.linalg.lu_factor(a)[0],
+    "lu": lambda m, a, b: m.linalg.lu(a)[1], "lu_unpack": lambda m, a, b: m.lu_unpack(*m.linalg.lu_factor(a))[1],
+    "lu_solve": lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b),
+    "matrix_exp": lambda m, a, b: m.linalg.matrix_exp(a), "eig": lambda m, a, b: m.linalg.eig(a)[0],
+    "triangular_solve": lambda m, a, b: m.triangular_solve(b, a)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAVED))
+def test_saved_values_are_torchs(name):
+    def run(m):
+        a = m.tensor(A, dtype=m.float64, requires_grad=True)
+        b = m.tensor(B, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            node = _SAVED[name](m, a, b).grad_fn
+        return {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_") and k != "_saved_names"}
+    same(torch, run)

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import linalg_decomp as LD
-from .registry import apply, defop
+from .registry import _saved_value, apply, defop
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "matrix_exp", "eig", "eigvals",
            "triangular_solve", "torch_lu", "torch_lu_solve"]
@@ -116,7 +116,7 @@ def _need_square(m: int, n: int, name: str) -> None:
                            f"only, and these are {m} by {n}: pad the matrices to square ones, or use torch.")
 
 
-def _lu_factor_grad(xp, g, LU, pivots):
+def _lu_factor_grad(xp, g, LU, pivots, pivot):
     m, n = LU.shape[-2:]
     _need_square(m, n, "linalg.lu_factor backward")
     gLU = g[0]
@@ -127,33 +127,33 @@ def _lu_factor_grad(xp, g, LU, pivots):
                         P, L, U)
 
 
-def _lu_factor_fwd(xp, a):
-    lu_, piv, info = _getrf(a)
+def _lu_factor_fwd(xp, a, pivot):
+    lu_, piv, info = _getrf(a)  # (pivot is always True here: the CPU has no LU without pivoting)
     return lu_, piv, info
 
 
-LU_FACTOR = defop("LinalgLuFactorExBackward0", _lu_factor_fwd, _lu_factor_grad, saved=("result0", "result1"),
-                  n_out=3, diff_outputs=(True, False, False))
-LU_FACTOR.node_cls._saved_names = ("LU", "pivots")
+LU_FACTOR = defop("LinalgLuFactorExBackward0", _lu_factor_fwd, _lu_factor_grad,
+                  saved=("result0", "result1", "pivot"), n_out=3, diff_outputs=(True, False, False))
+LU_FACTOR.node_cls._saved_names = ("LU", "pivots", "pivot")
 
 
-def _lu_grad(xp, g, P, L, U):
+def _lu_grad(xp, g, P, L, U, pivot):
     m, n = L.shape[-2], U.shape[-1]
     _need_square(m, n, "linalg.lu backward")
     g = LD._pad(g, 3)
     return _lu_backward(xp, g[1], g[2], P, L, U)
 
 
-def _lu_fwd(xp, a):
+def _lu_fwd(xp, a, pivot):
     lu_, piv, _ = _getrf(a)
     m, n = a.shape[-2:]
     L, U = _unpack_arrays(xp, lu_, m, n)
     return _perm_matrix(piv, m, a.dtype), L, U
 
 
-LU = defop("LinalgLuBackward0", _lu_fwd, _lu_grad, saved=("result0", "result1", "result2"), n_out=3,
+LU = defop("LinalgLuBackward0", _lu_fwd, _lu_grad, saved=("result0", "result1", "result2", "pivot"), n_out=3,
            diff_outputs=(False, True, True))
-LU.node_cls._saved_names = ("P", "L", "U")
+LU.node_cls._saved_names = ("P", "L", "U", "pivot")
 
 
 def _lu_unpack_fwd(xp, lu_, pivots, unpack_data, unpack_pivots):
@@ -184,7 +184,10 @@ def _lu_unpack_grad(xp, g, input0_sizes):
 
 LU_UNPACK = defop("LuUnpackBackward0", _lu_unpack_fwd, _lu_unpack_grad, saved=("input0_sizes",), n_out=3,
                   diff_outputs=(False, True, True))
-LU_UNPACK.node_cls._saved_names = ()
+LU_UNPACK.node_cls._saved_names = ()  # (torch shows the two sizes under names of their own)
+for _k, _name in ((-2, "LU_data_sym_argsize_minus_2"), (-1, "LU_data_sym_argsize_minus_1")):  # (torch's two sizes)
+    type.__setattr__(LU_UNPACK.node_cls, "_saved_" + _name,
+                     property(lambda self, _k=_k: tuple(_saved_value(self, 0))[_k]))
 
 
 # lu_solve: X from LU and pivots (A = P L U) and B, for each of torch's four (left, adjoint) equations
@@ -244,7 +247,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
     """The packed LU factorisation with pivots and ``info`` (0, or the 1-based index of the first zero pivot)."""
     from ..return_types import linalg_lu_factor_ex
     _check_lu_input(A, "torch.lu_factor", pivot)
-    LU_, piv, info = apply(LU_FACTOR, (A,))
+    LU_, piv, info = apply(LU_FACTOR, (A,), (True,))
     if check_errors:
         _raise_zero_pivot("torch.linalg.lu_factor_ex", info._data)
     return linalg_lu_factor_ex((LU_, piv, info))
@@ -264,7 +267,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True):
     """The packed LU factorisation and its pivots; a singular matrix raises torch's LinAlgError."""
     from ..return_types import linalg_lu_factor
     _check_lu_input(A, "torch.lu_factor", pivot)
-    LU_, piv, info = apply(LU_FACTOR, (A,))
+    LU_, piv, info = apply(LU_FACTOR, (A,), (True,))
     _raise_zero_pivot("torch.linalg.lu_factor", info._data)
     return linalg_lu_factor((LU_, piv))
 
@@ -273,7 +276,7 @@ def lu(A: Tensor, *, pivot: bool = True):
     """P, L, U with A = P L U (return_types.linalg_lu)."""
     from ..return_types import linalg_lu
     _check_lu_input(A, "linalg.lu", pivot)
-    return linalg_lu(tuple(apply(LU, (A,))))
+    return linalg_lu(tuple(apply(LU, (A,), (True,))))
 
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True):
@@ -304,7 +307,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
     if LU.dtype is not B.dtype:
         raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
                            f"{D.scalar_type_name(LU.dtype)} and B of type {D.scalar_type_name(B.dtype)} instead")
-    return apply(LU_SOLVE, (LU, B), (pivots._data, bool(left), bool(adjoint)))
+    return apply(LU_SOLVE, (LU, B), (pivots, bool(left), bool(adjoint)))
 
 
 def _lu_with_info() -> type:
@@ -323,7 +326,7 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
                   "be removed in a future PyTorch release: use LU, pivots = torch.linalg.lu_factor(A).",
                   UserWarning, stacklevel=2)
     _check_lu_input(A, "torch.lu_factor", pivot)
-    LU_, piv, info = apply(LU_FACTOR, (A,))
+    LU_, piv, info = apply(LU_FACTOR, (A,), (True,))
     if get_infos:
         return _lu_with_info()((LU_, piv, info))
     _raise_zero_pivot("torch.linalg.lu_factor", info._data)
