@@ -129,8 +129,10 @@ def test_values_and_gradients_match_torch(name):
 def test_lu_of_batches_matches_torch():
     batch = _R.standard_normal((2, 4, 4))
     same(torch, grads(lambda m, a: m.linalg.lu_factor(a), batch))
-    same(torch, lambda m: list(m.linalg.lu(m.tensor(TALL))) + list(m.linalg.lu(m.tensor(TALL.T))))  # (values)
-    same(torch, lambda m: list(m.lu_unpack(*m.linalg.lu_factor(m.tensor(TALL)))))
+    for rect in (TALL, TALL.T, _R.standard_normal((2, 3, 4))):  # (wide, tall, a batch)
+        same(torch, grads(lambda m, a: m.linalg.lu(a), rect))
+        same(torch, grads(lambda m, a: m.linalg.lu_factor(a), rect))
+        same(torch, grads(lambda m, a: m.lu_unpack(*m.linalg.lu_factor(a)), rect))
 
 
 def test_eig_first_gradients_match_torch():

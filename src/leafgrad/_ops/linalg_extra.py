@@ -95,36 +95,71 @@ def _split2(xp, a, at: int, axis: int):
 
 
 # ----------------------------------------------------------------------------- backward formulas (torch's)
+def _head(xp, a, length: int, axis: int):
+    """The first ``length`` entries of ``a`` along ``axis`` (torch's narrow(axis, 0, length))."""
+    return xp.split(a, [length], axis=axis)[0] if a.shape[axis] != length else a
+
+
+def _tail(xp, a, start: int, axis: int):
+    return xp.split(a, [start], axis=axis)[1]
+
+
 def _lu_backward(xp, gL, gU, P, L, U):
-    """torch's linalg_lu_backward for a square A = P L U (gL, gU: the gradients of L and U, or None)."""
-    n = L.shape[-1]
-    parts = []
+    """torch's linalg_lu_backward: A = P L U with L (m, k) unit lower and U (k, n) upper, k = min(m, n);
+    gL, gU the gradients of L and U (None where absent)."""
+    m, k, n = L.shape[-2], L.shape[-1], U.shape[-1]
+    tri = LD.SOLVE_TRI
     if gL is not None:
-        parts.append(xp.where(_tril_mask(n, n, -1), xp.matmul(LD._mT(xp, L), gL), 0.0))
+        gL = xp.where(_tril_mask(m, k, -1), gL, 0.0)
     if gU is not None:
-        parts.append(xp.where(_triu_mask(n, n, 0), xp.matmul(gU, LD._mT(xp, U)), 0.0))
-    gA = parts[0] if len(parts) == 1 else parts[0] + parts[1]
-    # gA <- gA U^{-T} (a right solve with the lower triangular U^T), then L^{-T} gA (unit upper)
-    gA = xp.apply(LD.SOLVE_TRI, LD._mT(xp, U), gA, params=(False, False, False))
-    gA = xp.apply(LD.SOLVE_TRI, LD._mT(xp, L), gA, params=(True, True, True))
+        gU = xp.where(_triu_mask(k, n, 0), gU, 0.0)
+    if m == n:
+        parts = []
+        if gL is not None:
+            parts.append(xp.where(_tril_mask(n, n, -1), xp.matmul(LD._mT(xp, L), gL), 0.0))
+        if gU is not None:
+            parts.append(xp.where(_triu_mask(n, n, 0), xp.matmul(gU, LD._mT(xp, U)), 0.0))
+        gA = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+        # gA <- gA U^{-T} (a right solve with the lower triangular U^T), then L^{-T} gA (unit upper)
+        gA = xp.apply(tri, LD._mT(xp, U), gA, params=(False, False, False))
+        gA = xp.apply(tri, LD._mT(xp, L), gA, params=(True, True, True))
+    elif m < n:  # wide: U = [U1 U2], U1 square
+        gA = None if gL is None else xp.matmul(LD._mT(xp, L), gL)
+        if gU is not None:
+            part = -xp.matmul(gU, LD._mT(xp, U))
+            gA = part if gA is None else gA + part
+        gA = xp.apply(tri, LD._mT(xp, _head(xp, U, m, -1)), xp.where(_tril_mask(m, m, -1), gA, 0.0),
+                      params=(False, False, False))
+        if gU is not None:
+            gA = xp.concatenate([gA + _head(xp, gU, m, -1), _tail(xp, gU, m, -1)], axis=-1)
+        gA = xp.apply(tri, LD._mT(xp, L), gA, params=(True, True, True))
+        if gU is None:
+            gA = xp.concatenate([gA, xp.zeros_like(_tail(xp, U, m, -1))], axis=-1)
+    else:  # tall: L = [L1; L2], L1 square
+        gA = None if gU is None else xp.matmul(gU, LD._mT(xp, U))
+        if gL is not None:
+            part = -xp.matmul(LD._mT(xp, L), gL)
+            gA = part if gA is None else gA + part
+        gA = xp.apply(tri, LD._mT(xp, _head(xp, L, n, -2)), xp.where(_triu_mask(n, n, 0), gA, 0.0),
+                      params=(True, True, True))
+        if gL is not None:
+            gA = xp.concatenate([gA + _head(xp, gL, n, -2), _tail(xp, gL, n, -2)], axis=-2)
+        gA = xp.apply(tri, LD._mT(xp, U), gA, params=(False, False, False))
+        if gL is None:
+            gA = xp.concatenate([gA, xp.zeros_like(_tail(xp, L, n, -2))], axis=-2)
     return xp.matmul(P, gA)
 
 
-def _need_square(m: int, n: int, name: str) -> None:
-    if m != n:
-        raise RuntimeError(f"{name}: leafgrad computes the gradient of an LU factorisation of square matrices "
-                           f"only, and these are {m} by {n}: pad the matrices to square ones, or use torch.")
-
-
 def _lu_factor_grad(xp, g, LU, pivots, pivot):
+    """torch's lu_factor_ex_backward: L and U unpacked from LU, then linalg_lu_backward."""
     m, n = LU.shape[-2:]
-    _need_square(m, n, "linalg.lu_factor backward")
+    k = min(m, n)
     gLU = g[0]
-    P = xp.constant(_perm_matrix(getattr(pivots, "_data", pivots), m, xp.dtype_of(LU)))
-    L = xp.where(_tril_mask(m, n, -1), LU, 0.0) + xp.constant(np.eye(m, n, dtype=xp.dtype_of(LU)))
-    U = xp.where(_triu_mask(m, n, 0), LU, 0.0)
-    return _lu_backward(xp, xp.where(_tril_mask(m, n, -1), gLU, 0.0), xp.where(_triu_mask(m, n, 0), gLU, 0.0),
-                        P, L, U)
+    dt = xp.dtype_of(LU)
+    P = xp.constant(_perm_matrix(getattr(pivots, "_data", pivots), m, dt))
+    L = _head(xp, xp.where(_tril_mask(m, n, -1), LU, 0.0), k, -1) + xp.constant(np.eye(m, k, dtype=dt))
+    U = _head(xp, xp.where(_triu_mask(m, n, 0), LU, 0.0), k, -2)
+    return _lu_backward(xp, _head(xp, gLU, k, -1), _head(xp, gLU, k, -2), P, L, U)
 
 
 def _lu_factor_fwd(xp, a, pivot):
@@ -138,8 +173,6 @@ LU_FACTOR.node_cls._saved_names = ("LU", "pivots", "pivot")
 
 
 def _lu_grad(xp, g, P, L, U, pivot):
-    m, n = L.shape[-2], U.shape[-1]
-    _need_square(m, n, "linalg.lu backward")
     g = LD._pad(g, 3)
     return _lu_backward(xp, g[1], g[2], P, L, U)
 
