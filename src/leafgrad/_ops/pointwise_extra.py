@@ -39,11 +39,11 @@ def _as_tensor(x, like: Tensor) -> Tensor:
 
 
 def _pair(name: str, input, other) -> tuple:
-    if not isinstance(input, Tensor):
-        if isinstance(other, Tensor):  # (a number first: torch's wrapped-number promotion, either side)
-            return _as_tensor(input, other), other
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    return input, _as_tensor(other, input)
+    """Both operands must be tensors (torch's schema for these ops has no Scalar overload)."""
+    for arg, pos, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(value).__name__}")
+    return input, other
 
 
 def _float_dtype(a, b) -> D.dtype:
@@ -81,7 +81,11 @@ def copysign(input, other) -> Tensor:
         dt = _float_dtype(input, other)
         _check_copysign(dt)
         return apply(COPYSIGN_SCALAR, (input,), (float(other),), cast=dt.np)
-    a, b = _pair("copysign", input, other)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"copysign() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other)\n"
+                        " * (Tensor input, Number other)\nThe first argument must be a Tensor.")
+    a, b = input, _as_tensor(other, input)
     dt = _float_dtype(a, b)
     _check_copysign(dt)
     return apply(COPYSIGN, (a, b), cast=dt.np)
@@ -174,7 +178,7 @@ LCM_WRITE = defop("LcmBackward0", lambda xp, a, b: xp.lcm(a, b), saved=(), n_in=
 
 
 def _int_binary_(name: str, op, self: Tensor, other) -> Tensor:
-    o = _as_tensor(other, self)
+    _, o = _pair(name, self, other)
     dt = D.result_type(self, o)
     if dt.is_floating_point or dt.is_complex or dt is D.bool:
         raise _not_implemented(name, dt)
@@ -224,7 +228,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 
 def ldexp_(self: Tensor, other: Tensor) -> Tensor:
-    o = _as_tensor(other, self)
+    _, o = _pair("ldexp", self, other)
     IP.check_cast(self, np.dtype(_float_dtype(self, o).np))
     return IP.binary_(LDEXP, self, o.to(self.dtype), (), "ldexp_")
 
@@ -250,7 +254,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 
 
 def nextafter_(self: Tensor, other: Tensor) -> Tensor:
-    o = _as_tensor(other, self)
+    _, o = _pair("nextafter", self, other)
     IP.check_cast(self, np.dtype(_nextafter_dtype(self, o).np))
     return IP.binary_(NEXTAFTER, self, o.to(self.dtype), (), "nextafter_")
 
@@ -305,7 +309,7 @@ def igammac(input: Tensor, other: Tensor) -> Tensor:
 
 def _igamma_(name: str, op):
     def m(self: Tensor, other: Tensor) -> Tensor:
-        o = _as_tensor(other, self)
+        _, o = _pair(name, self, other)
         IP.check_cast(self, np.dtype(_igamma_dtype(name, self, o).np))
         return IP.binary_(op, self, o.to(self.dtype), (), name + "_")
     m.__name__ = name + "_"
@@ -346,7 +350,7 @@ def angle(input: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- predicates (no gradient)
 def _real_only(name: str, input: Tensor) -> None:
     if input.dtype.is_complex:
-        raise RuntimeError(f"{name} does not support complex inputs: compare the real and imaginary parts "
+        raise RuntimeError(f"{name} does not support complex inputs. Compare the real and imaginary parts "
                            "(x.real, x.imag) separately.")
 
 

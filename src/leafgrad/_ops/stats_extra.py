@@ -154,7 +154,7 @@ show_saved_as(NANSUM, "dim", lambda dims: None if dims is None else dims)
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean of the non-nan elements, as torch composes it: nansum / count of non-nan (DivBackward0)."""
-    if not (input.dtype.is_floating_point or input.dtype.is_complex) and dtype is None:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.scalar_type_name(input.dtype)}: convert it first, e.g. x.float().")
     from .pointwise import isnan, logical_not
@@ -205,7 +205,9 @@ STD_MEAN.node_cls._saved_names = ("self", "dim", "correction", "keepdim", "resul
 
 def _moments(op, name: str, input: Tensor, dim, unbiased, keepdim, correction):
     dim, unbiased, correction = R._var_args(dim, unbiased, correction)
-    R._require_std_var_float(input)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name} only support floating point and complex dtypes; got "
+                           f"{D.scalar_type_name(input.dtype)}: convert the tensor first, e.g. x.float().")
     dims = R.normalize_dims(dim, input._data.ndim)
     c = R._correction(unbiased, correction)
     R._warn_no_dof(name, input, dims, c)
@@ -328,7 +330,8 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{D.scalar_type_name(dt)} instead: dist computes a norm, so convert the tensors first.")
-    np.broadcast_shapes(input._data.shape, other._data.shape)
+    from .inplace import broadcast_or_raise
+    broadcast_or_raise(input._data.shape, other._data.shape)
     return apply(DIST, (input, other), (p,), cast=dt.np)
 
 
