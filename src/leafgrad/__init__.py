@@ -163,6 +163,11 @@ _FROM_LINALG_LEGACY = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "
 _FROM_SPECIAL_OPS = frozenset({"lgamma", "digamma", "polygamma", "mvlgamma", "i0"})
 _FROM_STATISTICS = frozenset({"unique", "unique_consecutive", "bincount", "histc", "histogram", "searchsorted",
                               "bucketize", "quantile", "nanquantile", "cdist", "cartesian_prod", "combinations"})
+_FROM_EXTRA_OPS = frozenset({"aminmax", "angle", "copysign", "corrcoef", "cov", "cross", "dist", "eig",
+                             "float_power", "frexp", "gcd", "gcd_", "igamma", "igammac", "isneginf", "isposinf",
+                             "isreal", "lcm", "lcm_", "ldexp", "ldexp_", "lstsq", "lu", "lu_solve", "lu_unpack",
+                             "matrix_exp", "mode", "nanmean", "nansum", "nextafter", "renorm", "solve", "std_mean",
+                             "symeig", "triangular_solve", "var_mean"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -193,6 +198,9 @@ def __getattr__(name: str):
         return getattr(importlib.import_module("._ops.special_ops", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
+    if name in _FROM_EXTRA_OPS:  # torch.copysign, torch.aminmax, torch.lu ... (_ops/extra_bindings.py)
+        from ._ops.extra_bindings import TOP_LEVEL as _EXTRA
+        return _EXTRA[name]
     if name in ("explain", "explain_grad"):
         mod = importlib.import_module(".explain", __name__)
         return getattr(mod, name)

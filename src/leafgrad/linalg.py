@@ -17,10 +17,12 @@ from ._ops.linalg_decomp import (_LinAlgError as LinAlgError, cholesky, cholesky
                                  eigvalsh, inv, inv_ex, lstsq, matrix_power, matrix_rank, pinv, qr, slogdet, solve,
                                  solve_ex, solve_triangular, svd, svdvals, vecdot)
 from ._ops import linalg_legacy as _legacy  # noqa: F401  (binds Tensor.inverse, Tensor.det, ...)
+from ._ops.linalg_extra import eig, eigvals, lu, lu_factor, lu_factor_ex, lu_solve, matrix_exp  # noqa: E402,F401
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh",
            "eigvalsh", "inv", "inv_ex", "lstsq", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet", "solve",
-           "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot"]
+           "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot",
+           "eig", "eigvals", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"]
 
 _INF = float("inf")
 

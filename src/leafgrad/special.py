@@ -11,10 +11,11 @@ from ._ops.pointwise_math import erfc, erfinv, exp2, logit, sinc, xlogy
 from ._ops.reduction import log_softmax as _log_softmax, logsumexp, softmax as _softmax
 from ._ops.special_ops import (digamma, entr, i0, i0e, i1, i1e, log_ndtr, mvlgamma, ndtr, ndtri, polygamma,
                                lgamma as gammaln, xlog1py)
+from ._ops.pointwise_extra import igamma as gammainc, igammac as gammaincc  # (torch's aliases)
 from ._tensor import Tensor
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e",
-           "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "gammainc", "gammaincc", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
            "psi", "round", "sinc", "softmax", "xlog1py", "xlogy"]
 
 psi = digamma
