@@ -325,12 +325,12 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs._extra = None
     cs._site = fn._site
     cs.fn = fn
-    cs._positions = view_positions(view._data, base._data)
+    cs._positions = positions = view_positions(view._data, base._data)
     cs._base_shape = base._data.shape
     base._grad_fn = cs
     base._requires_grad = True
     base._output_nr = 0
-    _set_as_strided(view, base)
+    _set_as_strided(view, base, positions)  # (the view's elements are where they were: the same positions)
 
 
 # ----------------------------------------------------------------------------- views re-derived from the base
@@ -355,14 +355,14 @@ class AsStridedBackward0(Node):
         return [flat.reshape(self._base_shape)]
 
 
-def _set_as_strided(view: Tensor, base: Tensor) -> None:
+def _set_as_strided(view: Tensor, base: Tensor, positions=None) -> None:
     node = object.__new__(AsStridedBackward0)
     node._seq = next_sequence_nr()
     node.next_functions = (edge_of(base),)
     node._in_meta = ((base._data.shape, base._data.dtype),)
     node._extra = None
     node._site = None  # re-derived lazily; the view's own creation is not recorded
-    node._positions = view_positions(view._data, base._data)
+    node._positions = view_positions(view._data, base._data) if positions is None else positions
     node._base_shape = base._data.shape
     view._grad_fn = node
     view._requires_grad = True
@@ -385,6 +385,13 @@ def view_positions(view_arr: np.ndarray, base_arr: np.ndarray) -> np.ndarray:
     """For each element of a view, its flat (C-order) index in the base array."""
     item = base_arr.itemsize
     start = view_arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
+    if base_arr.flags.c_contiguous and view_arr.ndim <= 1 and start % item == 0:
+        # (the common views written in place, ``y[i]`` and ``y[a:b]`` of a contiguous base: one call)
+        if view_arr.ndim == 0:
+            return np.array(start // item, dtype=np.int64)
+        step = view_arr.strides[0]
+        if step % item == 0:
+            return np.arange(view_arr.shape[0], dtype=np.int64) * (step // item) + start // item
     addr = np.full(view_arr.shape, start, dtype=np.int64)
     for d, (n, st) in enumerate(zip(view_arr.shape, view_arr.strides)):
         shape = [1] * view_arr.ndim
