@@ -1,3 +1,4 @@
 """Every differentiable op, declared once. Importing this package binds them onto Tensor."""
 from . import methods  # noqa: F401  (side effect: Tensor methods and operators)
 from . import special_ops  # noqa: F401,E402  (binds Tensor.lgamma, Tensor.digamma, ...)
+from . import methods_extra  # noqa: F401,E402  (binds in-place variants, aliases and attributes: methods_extra.py)
