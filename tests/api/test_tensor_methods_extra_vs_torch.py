@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import raises_exactly, same
 
 import leafgrad as lg
-from differential import raises_exactly, same
 
 torch = pytest.importorskip("torch")
 
@@ -160,7 +160,10 @@ def test_top_level_functions():
     x = np.array([1.7, -2.3, 0.5])
     for name in ("arctan_", "atan_", "ceil_", "floor_", "round_", "trunc_", "fix", "fix_", "erf_", "expm1_",
                  "log10_", "log2_", "i0_", "square_", "tan_", "negative_"):
-        same(torch, lambda m, name=name: (lambda t: (getattr(m, name)(t), t))(m.tensor(np.abs(x))))
+        def fn(m, name=name):
+            t = m.tensor(np.abs(x))
+            return getattr(m, name)(t), t
+        same(torch, fn)
     for name in ("greater_equal", "less_equal", "not_equal"):
         same(torch, lambda m, name=name: getattr(m, name)(m.tensor(x), 0.5))
         same(torch, lambda m, name=name: getattr(m.tensor(x), name)(m.tensor(x[::-1].copy())))
@@ -236,7 +239,10 @@ def test_complex_adjoint_and_conj_physical():
         (a.abs().sum() + (p * x).abs().sum()).backward()
         return a.resolve_conj(), p, p.grad_fn, x.grad
     same(torch, fn)
-    same(torch, lambda m: (lambda x: (x.conj_physical_(), x))(m.tensor(c)))
+    def written(m):
+        x = m.tensor(c)
+        return x.conj_physical_(), x
+    same(torch, written)
 
 
 def test_new_empty_strided():
@@ -451,3 +457,37 @@ def test_raises_exactly_for_bad_arguments():
     raises_exactly(RuntimeError, lambda: lg.ones(2, 3, 4).t_())
     raises_exactly(TypeError, lambda: lg.ones(2).polygamma_(1.5))
     raises_exactly(NotImplementedError, lambda: lg.ones(2).bitwise_not_())
+
+
+def test_share_memory():
+    def fn(m):
+        x = m.arange(6.0)
+        before = x.is_shared()
+        r = x.share_memory_()
+        v = x[2:]
+        x[3] = 100
+        p = m.ones(3, requires_grad=True)
+        w = m.arange(6.0)[1:]
+        w.share_memory_()
+        return [before, r is x, x, v, v.is_shared(), x.t().is_shared(), x.is_shared(), p.share_memory_() is p,
+                p.requires_grad, w.is_shared(), w.storage_offset(), w, x.share_memory_() is x]
+    same(torch, fn)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_shared_memory_is_seen_by_a_forked_child():
+    import os
+    x = lg.zeros(4).share_memory_()
+    pid = os.fork()
+    if pid == 0:  # (the child writes and leaves at once, without pytest's teardown)
+        x[1] = 7.0
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert x.tolist() == [0.0, 7.0, 0.0, 0.0]
+    y = lg.zeros(2)
+    pid = os.fork()
+    if pid == 0:
+        y[0] = 7.0
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert y.tolist() == [0.0, 0.0]  # (not shared: the child's copy)

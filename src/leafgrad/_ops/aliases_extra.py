@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._creation import _num, _rng, bernoulli as _bernoulli_draw, multinomial as _multinomial
+from .._creation import _num, _rng
+from .._creation import bernoulli as _bernoulli_draw
+from .._creation import multinomial as _multinomial
 from .._tensor import Tensor, _wrap_dim
 from . import inplace as IP
 from . import nn_activations as A
@@ -22,7 +24,7 @@ from . import shape_extra as SX
 from .indexing import SLICE_BACKWARD
 from .registry import apply, defop
 
-__all__ = ["METHODS", "FUNCTIONS"]
+__all__ = ["FUNCTIONS", "METHODS"]
 
 
 def positive(input: Tensor) -> Tensor:
@@ -286,7 +288,12 @@ METHODS = {
     "cdouble": _cast(D.complex128), "cfloat": _cast(D.complex64),
 }
 
-PROPERTIES = {"mH": lambda self: _matrix_transpose(self, "mH")}
+def mH(self: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (a view, as ``adjoint()``)."""
+    return _matrix_transpose(self, "mH")
+
+
+PROPERTIES = {"mH": mH}
 
 FUNCTIONS = {
     "arctan": P.atan, "moveaxis": S.movedim, "ravel": ravel, "positive": positive, "adjoint": adjoint,

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._tensor import Tensor, _STATE, _wrap_dim, vc_of
+from .._tensor import _STATE, Tensor, _wrap_dim, vc_of
 from ..autograd.grad_mode import no_grad
 from . import indexing as I
 from . import inplace as IP
@@ -30,7 +30,7 @@ from . import shape_extra as SX
 from . import special_ops as SP
 from .registry import _finish_saves, _record, defop
 
-__all__ = ["METHODS", "FUNCTIONS"]
+__all__ = ["FUNCTIONS", "METHODS"]
 
 
 def _no_bool(self: Tensor, kernel: str) -> None:
@@ -198,12 +198,16 @@ def write_values(self: Tensor, result: Tensor, name: str) -> Tensor:
         return IP.inplace(_WRITE, self, (), (result._data,), name, 3)
 
 
-def _nondiff_(fn, name: str, tensor_other: bool = False):
-    def m(self: Tensor, *args) -> Tensor:
-        if tensor_other and args and not isinstance(args[0], Tensor):
-            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(args[0]).__name__}")
-        return write_values(self, fn(self.detach(), *[a.detach() if isinstance(a, Tensor) else a for a in args]),
-                            name)
+def _nondiff_(fn, name: str, tensor_other: bool = False, unary: bool = False):
+    """A logical/bitwise op's in-place form: ``fn``'s checks and values, written by ``write_values``."""
+    if unary:
+        def m(self: Tensor) -> Tensor:
+            return write_values(self, fn(self.detach()), name)
+    else:
+        def m(self: Tensor, other) -> Tensor:
+            if tensor_other and not isinstance(other, Tensor):
+                raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+            return write_values(self, fn(self.detach(), other.detach() if isinstance(other, Tensor) else other), name)
     m.__name__ = m.__qualname__ = name
     return m
 
@@ -317,9 +321,9 @@ METHODS = {
     "lt_": _cmp_("lt", "lt_"), "less_": _cmp_("lt", "less_"),
     "greater_equal": P.ge, "less_equal": P.le, "not_equal": P.ne,
     "logical_and_": _nondiff_(P.logical_and, "logical_and_", True), "logical_or_": _nondiff_(P.logical_or, "logical_or_", True),
-    "logical_xor_": _nondiff_(P.logical_xor, "logical_xor_", True), "logical_not_": _nondiff_(P.logical_not, "logical_not_"),
+    "logical_xor_": _nondiff_(P.logical_xor, "logical_xor_", True), "logical_not_": _nondiff_(P.logical_not, "logical_not_", unary=True),
     "bitwise_and_": _nondiff_(P.bitwise_and, "bitwise_and_"), "bitwise_or_": _nondiff_(P.bitwise_or, "bitwise_or_"),
-    "bitwise_xor_": _nondiff_(P.bitwise_xor, "bitwise_xor_"), "bitwise_not_": _nondiff_(P.bitwise_not, "bitwise_not_"),
+    "bitwise_xor_": _nondiff_(P.bitwise_xor, "bitwise_xor_"), "bitwise_not_": _nondiff_(P.bitwise_not, "bitwise_not_", unary=True),
     "bitwise_left_shift_": _nondiff_(P.bitwise_left_shift, "bitwise_left_shift_"),
     "bitwise_right_shift_": _nondiff_(P.bitwise_right_shift, "bitwise_right_shift_"),
     "t_": _t_, "transpose_": _transpose_("transpose_"), "swapaxes_": _transpose_("swapaxes_"),

@@ -9,12 +9,14 @@ strided CPU tensor, so the queries for other devices and layouts answer False.
 """
 from __future__ import annotations
 
+import itertools
+import mmap
 import numbers
 
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _STATE, vc_of
+from .._tensor import Tensor, vc_of
 from . import inplace as IP
 from .inplace_extra import restride
 from .registry import defop
@@ -77,7 +79,12 @@ def is_signed(self: Tensor) -> bool:
     return bool(self.dtype.is_signed)
 
 
-def _false(self: Tensor, *args, **kwargs) -> bool:
+def is_pinned(self: Tensor, device=None) -> bool:
+    """False: leafgrad has no page-locked (pinned) memory; its tensors are ordinary NumPy buffers."""
+    return False
+
+
+def is_distributed(self: Tensor) -> bool:
     return False
 
 
@@ -125,7 +132,7 @@ def dim_order(self: Tensor, *, ambiguity_check=False) -> tuple:
         raise NotImplementedError("dim_order(ambiguity_check=[memory formats]) is not supported by leafgrad; "
                                   "pass ambiguity_check=True or False.")
     shape, strides = tuple(self._data.shape), _strides(self)
-    if ambiguity_check and (any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape):
+    if ambiguity_check and (any(a == b for a, b in itertools.pairwise(strides)) or 1 in shape):
         raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
                            "memory formats.")
     nd = len(shape)
@@ -283,6 +290,45 @@ def set_(self: Tensor, source=None, storage_offset: int = 0, size=None, stride=N
     return restride(self, SET, (arr,), "set_")
 
 
+# ----------------------------------------------------------------------------- shared memory
+def _memory_owner(arr: np.ndarray):
+    """The ndarray that owns ``arr``'s memory block, and the object under it (an mmap when shared)."""
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr, arr.base
+
+
+def is_shared(self: Tensor) -> bool:
+    """Is the tensor's memory in a shared (``share_memory_``) block?"""
+    return isinstance(_memory_owner(self._data)[1], mmap.mmap)
+
+
+def _rebuilt(arr: np.ndarray, old_root: np.ndarray, new_root: np.ndarray) -> np.ndarray:
+    offset = _address(arr) - _address(old_root)
+    return np.ndarray(arr.shape, arr.dtype, buffer=new_root, offset=offset, strides=arr.strides)
+
+
+def share_memory_(self: Tensor) -> Tensor:
+    """Move the tensor's memory block (its base's, for a view) into an anonymous shared mapping, which
+    processes forked afterwards share with this one (writes on either side are seen by both).
+
+    The tensor and its base move together; views taken *before* the move keep the old memory (torch
+    moves its one storage object under every view). Take views after sharing."""
+    if is_shared(self):
+        return self
+    owner = self._base if self._base is not None else self
+    root, _ = _memory_owner(owner._data)
+    if not root.flags.c_contiguous:
+        raise NotImplementedError("share_memory_: the tensor's memory comes from a non-contiguous NumPy array "
+                                  "that leafgrad cannot move; share t.clone() instead.")
+    block = mmap.mmap(-1, max(root.nbytes, 1))
+    new_root = np.ndarray(root.shape, root.dtype, buffer=block)
+    new_root[...] = root
+    for t in {id(owner): owner, id(self): self}.values():
+        t._data = _rebuilt(t._data, root, new_root)
+    return self
+
+
 # ----------------------------------------------------------------------------- module_load, as_subclass, ...
 def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     """What ``load_state_dict`` swaps in (with swap-on-conversion): ``other`` detached, or, without
@@ -315,15 +361,30 @@ def to_dense(self: Tensor, dtype=None, *, masked_grad=None) -> Tensor:
 
 METHODS = {
     "data_ptr": data_ptr, "const_data_ptr": data_ptr, "storage_offset": storage_offset, "is_set_to": is_set_to,
-    "is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_signed": is_signed, "is_pinned": _false,
-    "is_distributed": _false, "get_device": get_device, "dim_order": dim_order, "apply_": apply_, "map_": map_,
+    "is_nonzero": is_nonzero, "is_same_size": is_same_size, "is_signed": is_signed, "is_pinned": is_pinned,
+    "is_shared": is_shared, "share_memory_": share_memory_,
+    "is_distributed": is_distributed, "get_device": get_device, "dim_order": dim_order, "apply_": apply_, "map_": map_,
     "map2_": map2_, "resize_": resize_, "resize_as_": resize_as_, "set_": set_, "module_load": module_load,
     "as_subclass": as_subclass, "to_dense": to_dense,
 }
 
+def _attribute(name: str, getter, doc: str):
+    """A property getter with its public name and a docstring (help() shows both)."""
+    def fget(self: Tensor):
+        return getter(self)
+    fget.__name__, fget.__qualname__, fget.__doc__ = name, f"Tensor.{name}", doc
+    return fget
+
+
+_OTHER_DEVICES = ("is_meta", "is_mps", "is_xla", "is_xpu", "is_ipu", "is_maia", "is_mtia", "is_mkldnn", "is_nested",
+                  "is_quantized", "is_sparse_csr", "is_vulkan")
+
 PROPERTIES = {
-    "is_cpu": lambda self: True, "itemsize": lambda self: self._data.itemsize,
-    "nbytes": lambda self: self._data.size * self._data.itemsize, "name": lambda self: None,
-    **{name: _false for name in ("is_meta", "is_mps", "is_xla", "is_xpu", "is_ipu", "is_maia", "is_mtia",
-                                 "is_mkldnn", "is_nested", "is_quantized", "is_sparse_csr", "is_vulkan")},
+    "is_cpu": _attribute("is_cpu", lambda t: True, "True: every leafgrad tensor lives in CPU memory."),
+    "itemsize": _attribute("itemsize", lambda t: t._data.itemsize, "The size of one element in bytes."),
+    "nbytes": _attribute("nbytes", lambda t: t._data.size * t._data.itemsize,
+                         "The bytes the tensor's elements take (numel * itemsize; a view counts its own elements)."),
+    "name": _attribute("name", lambda t: None, "None: leafgrad has no named tensors (torch's name is None too)."),
+    **{n: _attribute(n, lambda t: False, f"False: leafgrad tensors are dense, strided CPU tensors ({n[3:]} "
+                                         "tensors do not exist here).") for n in _OTHER_DEVICES},
 }
