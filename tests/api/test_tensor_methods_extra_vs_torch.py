@@ -491,3 +491,27 @@ def test_shared_memory_is_seen_by_a_forked_child():
         os._exit(0)
     os.waitpid(pid, 0)
     assert y.tolist() == [0.0, 0.0]  # (not shared: the child's copy)
+
+
+SAVED_CASES = {
+    "t_": lambda y, m: y.t_(), "transpose_": lambda y, m: y.transpose_(0, 1), "unsqueeze_": lambda y, m: y.unsqueeze_(1),
+    "squeeze_": lambda y, m: y.squeeze_(), "squeeze_dim": lambda y, m: y.squeeze_(0),
+    "squeeze_dims": lambda y, m: y.squeeze_((0, 1)), "eq_": lambda y, m: y.eq_(1.0),
+    "eq_tensor": lambda y, m: y.eq_(m.ones(3, dtype=m.float64)), "polygamma_": lambda y, m: y.polygamma_(1),
+    "narrow_copy": lambda y, m: y.narrow_copy(1, 1, 2), "unsafe_split": lambda y, m: y.unsafe_split(2, 1)[0],
+    "unsafe_split_with_sizes": lambda y, m: y.unsafe_split_with_sizes([1, 2], 1)[0],
+    "conj_physical_": lambda y, m: y.conj_physical_(), "cauchy_": lambda y, m: y.cauchy_(),
+    "bernoulli": lambda y, m: (y / 4).bernoulli(), "floor_divide_": lambda y, m: y.floor_divide_(0.3),
+    "cumsum_": lambda y, m: y.cumsum_(1), "tril_": lambda y, m: y.tril_(1),
+}
+
+
+@pytest.mark.parametrize("case", list(SAVED_CASES))
+def test_node_names_and_saved_attributes(case):
+    def fn(m):
+        y = m.tensor(POS, dtype=m.float64, requires_grad=True) * 1.0
+        node = SAVED_CASES[case](y, m).grad_fn
+        names = sorted(a for a in dir(torch_node[0]) if a.startswith("_saved_"))
+        return node.name(), {a: getattr(node, a) for a in names}
+    torch_node = [SAVED_CASES[case](torch.tensor(POS, requires_grad=True) * 1.0, torch).grad_fn]
+    same(torch, fn)

@@ -22,7 +22,7 @@ from . import reduction as R
 from . import shape as S
 from . import shape_extra as SX
 from .indexing import SLICE_BACKWARD
-from .registry import apply, defop
+from .registry import apply, defop, show_saved_as
 
 __all__ = ["FUNCTIONS", "METHODS"]
 
@@ -110,7 +110,8 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 # sharing, no view checks): that is what "unsafe" means. Their op is not a view op here either.
 UNSAFE_SPLIT = defop("UnsafeSplitBackward0", S._split_fwd, S._split_back,
                      saved=("dim", "split_sizes", "self_sym_sizes"), n_out=-1)
-UNSAFE_SPLIT.node_cls._saved_names = ("dim", "split_size", "self_sym_sizes")
+UNSAFE_SPLIT.node_cls._saved_names = ("dim", "split_size", "self_sym_sizes")  # (torch's: one size, as split's)
+show_saved_as(UNSAFE_SPLIT, "split_size", lambda sizes: sizes[0])
 UNSAFE_SPLIT_SIZES = defop("UnsafeSplitWithSizesBackward0", S._split_fwd, S._split_back,
                            saved=("dim", "split_sizes", "self_sym_sizes"), n_out=-1)
 
@@ -145,7 +146,7 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
-    return unsafe_split(input, -(-size // chunks) if size else 0, dim) if size else unsafe_split(input, 1, dim)
+    return unsafe_split(input, -(-size // chunks), dim)  # (pieces of ceil(size / chunks), as chunk's)
 
 
 def _directional_split(name: str, dim: int, min_dims: int):

@@ -111,8 +111,10 @@ def _addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Ten
     for name, t in (("mat1", mat1), ("mat2", mat2)):
         if not isinstance(t, Tensor) or t._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {getattr(t, 'ndim', 0)}-D tensor")
-    L.addmm(self.detach(), mat1.detach(), mat2.detach(), beta=beta, alpha=alpha)  # (its shape and dtype checks)
-    n, p = mat1._data.shape[0], mat2._data.shape[1]
+    (n, k), (k2, p) = mat1._data.shape, mat2._data.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
+    L._same_dtype(mat1, mat2, "addmm_")
     if self._data.shape != (n, p):
         raise RuntimeError(f"The input tensor must be a matrix with size {n}x{p}, but got a "
                            f"{self._data.ndim}-D tensor with size {'x'.join(map(str, self._data.shape))}: addmm_ "
@@ -225,9 +227,12 @@ UNSQUEEZE_INPLACE = defop("UnsqueezeBackward1", lambda xp, a, dim: xp.expand_dim
 SQUEEZE_INPLACE = defop("SqueezeBackward3", lambda xp, a: a.reshape(tuple(s for s in a.shape if s != 1)),
                         S._unview, saved=("self_sym_sizes",))
 SQUEEZE_DIM_INPLACE = defop("SqueezeBackward4", lambda xp, a, dim: a.reshape(a.shape[:dim] + a.shape[dim + 1:])
-                            if a.shape[dim] == 1 else a.view(), S._unview, saved=("self_sym_sizes",))
-SQUEEZE_DIMS_INPLACE = defop("SqueezeBackward5", lambda xp, a, dims: a.reshape(
-    tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1))), S._unview, saved=("self_sym_sizes",))
+                            if a.shape[dim] == 1 else a.view(),
+                            lambda xp, g, dim, self_sym_sizes: S._unview(xp, g, self_sym_sizes),
+                            saved=("dim", "self_sym_sizes"))
+SQUEEZE_DIMS_INPLACE = defop("SqueezeBackward5", lambda xp, a, dim: a.reshape(
+    tuple(s for i, s in enumerate(a.shape) if not (i in dim and s == 1))),
+    lambda xp, g, dim, self_sym_sizes: S._unview(xp, g, self_sym_sizes), saved=("dim", "self_sym_sizes"))
 
 
 def restride(self: Tensor, op, params: tuple, name: str) -> Tensor:
