@@ -392,7 +392,11 @@ def test_resize_and_set():
         f = m.arange(6.0)
         f.set_()
         out += [f.shape, f.dtype]
-        return out
+        g = m.arange(6.0).reshape(2, 3).t()
+        g.resize_(3, 2)
+        h = m.arange(6.0).reshape(2, 3).t()
+        h.resize_(2, 3)
+        return out + [g.stride(), g._version, h.stride(), h, h._version]
     same(torch, fn)
     same(torch, lambda m: m.ones(2, requires_grad=True).resize_(3))
     same(torch, lambda m: (m.ones(2, requires_grad=True) * 1).resize_(3))

@@ -235,8 +235,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
                            "t.detach().resize_(...), or build a new tensor.")
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"numel: integer multiplication overflow (torch's words for a negative size: {list(sizes)})")
-    n = int(np.prod(sizes, dtype=np.int64))
     arr = self._data
+    if sizes == arr.shape:
+        return self  # (torch: the same sizes leave the strides and the version as they are)
+    n = int(np.prod(sizes, dtype=np.int64))
     item = arr.itemsize
     root = _root_buffer(arr)
     new = None
