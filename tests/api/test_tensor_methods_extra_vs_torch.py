@@ -154,6 +154,9 @@ def test_integer_and_bool_tensors():
     same(torch, lambda m: m.zeros(3).remainder_(m.ones(2)))
     same(torch, lambda m: m.zeros(3).eq_(m.ones(2, 3)))
     same(torch, lambda m: m.zeros(3).tril_())
+    same(torch, lambda m: m.ones(3).cumsum_(0, dtype=m.float64))
+    same(torch, lambda m: m.ones(3).cumprod_(0, dtype=m.int64))
+    same(torch, lambda m: (m.ones(3).cumsum_(0, dtype=m.float32), m.ones(3, dtype=m.int32).cumsum_(0).dtype))
 
 
 def test_top_level_functions():

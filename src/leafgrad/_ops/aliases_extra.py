@@ -302,5 +302,5 @@ FUNCTIONS = {
     "conj_physical": conj_physical, "conj_physical_": conj_physical_, "diagflat": diagflat,
     "narrow_copy": narrow_copy, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
     "split_with_sizes": split_with_sizes, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "unsafe_split_with_sizes": unsafe_split_with_sizes, "hardshrink": hardshrink,
-}
+    "unsafe_split_with_sizes": unsafe_split_with_sizes,
+}  # (torch.hardshrink is nn.functional's, found there on first use)

@@ -71,8 +71,11 @@ def _square_(self: Tensor) -> Tensor:
 
 def _check_dtype_arg(self: Tensor, dtype, name: str) -> None:
     if dtype is not None and D.to_dtype(dtype) is not self.dtype:
-        raise RuntimeError(f"{name}: the dtype argument ({D.to_dtype(dtype)}) must be the tensor's own dtype "
-                           f"({self.dtype}) for an in-place op; use the out-of-place form to change dtype.")
+        def cpp(dt):
+            return D.CPP_NAMES.get(dt.name, dt.name)
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {cpp(self.dtype)} and output tensor dtype "
+                           f"{cpp(D.to_dtype(dtype))} should match ({name} keeps the tensor's dtype; use the "
+                           "out-of-place form to change it).")
 
 
 def _cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
