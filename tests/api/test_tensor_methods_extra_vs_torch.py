@@ -429,6 +429,19 @@ def test_module_load_as_subclass_to_dense():
     same(torch, lambda m: m.ones(3).module_load(m.ones(2)))
     same(torch, lambda m: m.ones(3).as_subclass(int))
 
+    def subclass(m):
+        class Sub(m.Tensor):
+            pass
+        x = m.ones(2, requires_grad=True)
+        s, leaf = (x * 2).as_subclass(Sub), x.as_subclass(Sub)
+        s.sum().backward()
+        z = m.zeros(3)
+        w = z.as_subclass(Sub)
+        w.add_(1)
+        return [type(s).__name__, s.grad_fn, s.is_leaf, leaf.requires_grad, leaf.grad_fn, x.grad, z, z._version,
+                w._is_view()]
+    same(torch, subclass)
+
 
 def test_no_grad_writes_and_versions_match():
     def fn(m):

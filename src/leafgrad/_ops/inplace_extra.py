@@ -7,7 +7,8 @@ Three kinds need more than that:
 * comparisons (``eq_``...) write 0/1 in the tensor's own dtype; torch records ``EqBackward0``
   (a number) / ``EqBackward1`` (a tensor), whose gradient is zero: their ops are defined here;
 * logical and bitwise ops are not differentiable: torch writes the values and bumps the version,
-  but leaves the tensor's history as it was (no node is recorded), after the leaf checks;
+  but leaves the tensor's history as it was (no node is recorded) and makes no leaf check (a
+  leaf that requires grad may be written so);
 * ``t_``/``transpose_``/``squeeze_``/``unsqueeze_`` change the tensor's shape and strides in place
   (its memory is untouched): torch records ``TBackward1``, ``TransposeBackward1``, ... and bumps
   the version, with the same leaf checks as a write.

@@ -19,7 +19,8 @@ from .. import _dtype as D
 from .._tensor import Tensor, vc_of
 from . import inplace as IP
 from .inplace_extra import restride
-from .registry import defop
+from .registry import apply, defop
+from .shape import ALIAS
 
 __all__ = ["METHODS", "PROPERTIES"]
 
@@ -341,16 +342,13 @@ def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
 
 
 def as_subclass(self: Tensor, cls) -> Tensor:
-    """The same data, history and version counter, as an instance of the Tensor subclass ``cls``."""
+    """An alias of the tensor (same memory and version counter; ``AliasBackward0`` when it requires
+    grad, as torch records) that is an instance of the Tensor subclass ``cls``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
                         "Make sure your class inherits from Tensor.")
-    t = object.__new__(cls)
-    for slot in ("_data", "_requires_grad", "_grad_fn", "_grad", "_base", "_view_v", "_output_nr", "_accumulator",
-                 "_meta"):
-        setattr(t, slot, getattr(self, slot))
-    t._vc = vc_of(self)
-    t._grad = None
+    t = apply(ALIAS, (self,))
+    t.__class__ = cls
     return t
 
 
