@@ -535,3 +535,21 @@ def test_node_names_and_saved_attributes(case):
         return node.name(), {a: getattr(node, a) for a in names}
     torch_node = [SAVED_CASES[case](torch.tensor(POS, requires_grad=True) * 1.0, torch).grad_fn]
     same(torch, fn)
+
+
+@pytest.mark.parametrize("method,args", [("t_", ()), ("unsqueeze_", (0,)), ("eq_", (1.0,)), ("ceil_", ()),
+                                         ("logical_not_", ())])
+@pytest.mark.parametrize("kind", ["multi_output", "no_grad"])
+def test_views_that_refuse_in_place_writes(method, args, kind):
+    """unbind's outputs and views made under no_grad refuse in-place ops (shape changes too) with grad on;
+    the non-differentiable logical ops are let through, as torch."""
+    def fn(m):
+        y = m.ones(2, 3, requires_grad=True) * 1
+        if kind == "multi_output":
+            v = y.unbind(0)[0]
+        else:
+            with m.no_grad():
+                v = y[0]
+        getattr(v, method)(*args)
+        return v, v.shape, v._version, y._version
+    same(torch, fn)
