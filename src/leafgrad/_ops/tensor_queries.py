@@ -251,9 +251,10 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         new = arr.reshape(sizes) if arr.flags.c_contiguous else np.empty(sizes, dtype=arr.dtype)
     if new is None:
         buf = np.empty(n, dtype=arr.dtype)
-        keep = np.ascontiguousarray(arr).reshape(-1)[:n] if arr.flags.c_contiguous else arr.reshape(-1)[:n]
+        keep = arr.reshape(-1)[:n]  # (the old elements, in order, at the front of the new memory)
         buf[:keep.size] = keep
         new = buf.reshape(sizes)
+        self._base = None  # (its memory is its own now: no longer a view of the old base's)
     self._data = new
     vc_of(self).bump()
     return self
