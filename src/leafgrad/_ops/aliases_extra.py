@@ -16,7 +16,6 @@ from .._creation import bernoulli as _bernoulli_draw
 from .._creation import multinomial as _multinomial
 from .._tensor import Tensor, _wrap_dim
 from . import inplace as IP
-from . import nn_activations as A
 from . import pointwise as P
 from . import reduction as R
 from . import shape as S
@@ -216,7 +215,9 @@ def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None, re
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}'")
-    return apply(A.HARDSHRINK, (input,), (lambd,))
+    # (nn_activations is imported on first use, keeping `import leafgrad` light)
+    from .nn_activations import HARDSHRINK
+    return apply(HARDSHRINK, (input,), (lambd,))
 
 
 # ----------------------------------------------------------------------------- random
