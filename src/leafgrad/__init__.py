@@ -52,6 +52,9 @@ from ._ops.indexing import gather, index_select, masked_fill, masked_select, non
 from ._ops.out_arg import add_out_args as _add_out_args
 
 _add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
+# in-place variants and aliases torch also has at the top level (torch.ceil_, torch.fix, torch.ravel, ...)
+from ._ops.methods_extra import FUNCTIONS as _EXTRA_FUNCTIONS  # noqa: E402
+globals().update({_k: _v for _k, _v in _EXTRA_FUNCTIONS.items() if _k not in globals()})
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd

@@ -2,3 +2,4 @@
 from . import methods  # noqa: F401  (side effect: Tensor methods and operators)
 from . import special_ops  # noqa: F401,E402  (binds Tensor.lgamma, Tensor.digamma, ...)
 from . import extra_bindings  # noqa: F401,E402  (binds Tensor.copysign, Tensor.aminmax, Tensor.lu, ...)
+from . import methods_extra  # noqa: F401,E402  (binds in-place variants, aliases and attributes: methods_extra.py)
