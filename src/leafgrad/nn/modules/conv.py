@@ -78,6 +78,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(fan_in) (fan_in = in_channels/groups * kernel size), torch's default."""
         _reset_fan_in_uniform(self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -58,6 +58,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(in_features), torch's default (kaiming_uniform with a=sqrt(5))."""
         _reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input):
@@ -88,6 +89,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(in1_features), torch's default."""
         bound = 1 / math.sqrt(self.in1_features)  # torch scales by the first input's size only
         for p in (self.weight, self.bias):
             if p is not None:

@@ -57,6 +57,7 @@ class _BatchNorm(Module):
             self.num_batches_tracked.zero_()
 
     def reset_parameters(self) -> None:
+        """Reset the affine parameters to weight 1 and bias 0 (and, for batch norm, the running statistics)."""
         self.reset_running_stats()
         _reset_affine(self)
 
@@ -124,6 +125,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Reset the affine parameters to weight 1 and bias 0 (and, for batch norm, the running statistics)."""
         _reset_affine(self)
 
     def forward(self, input):

@@ -30,6 +30,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Reset the per-channel affine parameters to weight 1 and bias 0."""
         _reset_affine(self)
 
     def forward(self, input):

@@ -50,6 +50,7 @@ class Embedding(Module):
             self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw the embedding table from N(0, 1) and zero the ``padding_idx`` row, torch's default."""
         init.normal_(self.weight)  # N(0, 1), torch's default for embeddings
         self._fill_padding_idx_with_zero()
 
