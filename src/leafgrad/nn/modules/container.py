@@ -129,7 +129,7 @@ class Sequential(_NumberedModules):
     def _slice(self, idx: slice) -> "Sequential":
         return type(self)(OrderedDict(list(self._modules.items())[idx]))  # keeps the original names
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         """Feed ``input`` through each module in order and return the last one's output."""
         for module in self._modules.values():
             input = module(input)

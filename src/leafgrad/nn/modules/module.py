@@ -18,7 +18,7 @@ import warnings
 
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
@@ -79,6 +79,16 @@ def _changed(module, **defaults) -> dict:
 
 def _joined(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R", covariant=True)
+
+
+class _HasForward(Protocol[_P, _R]):
+    """What a type checker matches a module against to read the result of calling it."""
+
+    def forward(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
@@ -518,10 +528,13 @@ class Module:
         """``hook(module, args, output)`` runs after forward and may replace the output."""
         return self._add_forward_hook(self._forward_hooks, hook, prepend, kwargs=with_kwargs, always=always_call)
 
-    def __call__(self, *args, **kwargs):
-        if self._forward_hooks or self._forward_pre_hooks:
-            return self._call_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)  # the common case costs one check
+    if TYPE_CHECKING:  # type checkers read model(x) as returning what the model's forward returns
+        def __call__(self: _HasForward[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+    else:
+        def __call__(self, *args, **kwargs):
+            if self._forward_hooks or self._forward_pre_hooks:
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)  # the common case costs one check
 
     _call_impl = __call__
 

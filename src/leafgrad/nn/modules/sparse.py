@@ -11,6 +11,10 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter, _uninitialized
 from .module import Module, _changed, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Embedding"]
 
@@ -60,7 +64,7 @@ class Embedding(Module):
         with no_grad():
             self.weight[self.padding_idx].fill_(0)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
