@@ -106,9 +106,9 @@ def test_the_checks_can_fail():
 def test_table_docstrings_are_applied_and_their_examples_run():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for name, doc in _f_docs.DOCS.items():
+    for name, doc in {**_f_docs.DOCS, **_f_docs.SECTIONS}.items():
         fn = getattr(F, name)
-        assert fn.__doc__ is not None and fn.__doc__.strip(), name
+        assert fn.__doc__ is not None and doc in fn.__doc__, name  # (applied: the whole entry is in the docstring)
         for test in finder.find(doc, name, globs={"leafgrad": leafgrad, "F": F}):
             runner.run(test)
     assert runner.failures == 0, f"{runner.failures} examples in nn/_f_docs.py print something else now"
@@ -123,6 +123,10 @@ def test_table_docstrings_name_the_node_recorded():
              "layer_norm": lambda: F.layer_norm(v, (5,)), "max_pool1d": lambda: F.max_pool1d(x, 2),
              "l1_loss": lambda: F.l1_loss(v, v.detach()), "lp_pool1d": lambda: F.lp_pool1d(x, 2, 2),
              "hardtanh": lambda: F.hardtanh(v), "relu6": lambda: F.relu6(v)}
+    cases.update({"linear": lambda: F.linear(v, leafgrad.ones(2, 5), leafgrad.zeros(2)),
+                  "glu": lambda: F.glu(v, 0), "group_norm": lambda: F.group_norm(x, 1),
+                  "selu": lambda: F.selu(v), "mish": lambda: F.mish(v)})
+    table = {**_f_docs.DOCS, **_f_docs.SECTIONS}
     for name, make in cases.items():
         node = type(make().grad_fn).__name__
-        assert f"``{node}``" in _f_docs.DOCS[name].split("Autograd:")[1], (name, node)
+        assert f"``{node}``" in table[name].split("Autograd:")[1], (name, node)

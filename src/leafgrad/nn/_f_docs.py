@@ -6,7 +6,7 @@ Every example is run by ``tests/docs/test_docstrings.py`` (doctest), so it stays
 """
 from __future__ import annotations
 
-__all__ = ["DOCS", "apply"]
+__all__ = ["DOCS", "SECTIONS", "apply"]
 
 DOCS: dict = {}
 
@@ -1004,10 +1004,343 @@ Example::
     tensor([[0., 5., 0., 3.]], grad_fn=<SqueezeBackward1>)
 """
 
+# functions whose source gives a one-line summary: the sections that follow it
+SECTIONS: dict = {}
+
+SECTIONS["linear"] = """\
+Args:
+    input: ``(*, in_features)``.
+    weight: ``(out_features, in_features)``.
+    bias: optional ``(out_features,)``.
+
+Returns:
+    ``(*, out_features)``.
+
+Autograd:
+    a matrix input records ``AddmmBackward0`` (``MmBackward0`` without bias); other ranks are flattened to a
+    matrix and viewed back, so the root is ``ViewBackward0``, as in torch.
+
+Example::
+
+    >>> x = leafgrad.ones(4, 3)
+    >>> w = leafgrad.ones(2, 3, requires_grad=True)
+    >>> y = F.linear(x, w, leafgrad.zeros(2))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([4, 2]), 'AddmmBackward0')
+"""
+
+SECTIONS["dropout"] = """\
+Args:
+    input: any tensor.
+    p: the probability an element is zeroed (0 <= p <= 1, else ValueError).
+    training: with ``False`` the input is returned unchanged.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    a multiplication by a random 0/scale mask: ``MulBackward0``; the same mask scales the gradient.
+
+Example::
+
+    >>> x = leafgrad.ones(4, requires_grad=True)
+    >>> F.dropout(x, 0.5, training=False) is x
+    True
+    >>> F.dropout(x, 0.5).grad_fn.name()
+    'MulBackward0'
+"""
+
+SECTIONS["cross_entropy"] = """\
+Args:
+    input: logits ``(N, C)``, ``(N, C, d1, ...)`` or unbatched ``(C,)``.
+    target: class indices ``(N)``/``(N, d1, ...)``, or class probabilities shaped like input.
+    weight: optional ``(C,)`` class weights.
+    ignore_index: index targets equal to this contribute nothing.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    label_smoothing: mix this much of the uniform distribution into the targets (0 to 1).
+
+Returns:
+    a scalar, or the per-sample losses with ``reduction='none'``.
+
+Autograd:
+    composed as torch: ``LogSoftmaxBackward0`` under ``NllLossBackward0`` for index targets; probability
+    targets and label smoothing add the arithmetic torch's composition records.
+
+Example::
+
+    >>> logits = leafgrad.tensor([[2., 0.5, -1.]], requires_grad=True)
+    >>> loss = F.cross_entropy(logits, leafgrad.tensor([0]))
+    >>> loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()
+    ('NllLossBackward0', 'LogSoftmaxBackward0')
+"""
+
+SECTIONS["selu"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input`` (as ``selu_``).
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``EluBackward0`` (saving the input), torch's ELU node with selu's scales.
+
+Example::
+
+    >>> F.selu(leafgrad.tensor([-1., 1.], requires_grad=True)).grad_fn.name()
+    'EluBackward0'
+"""
+
+SECTIONS["celu"] = """\
+Args:
+    input: any floating tensor.
+    alpha: the saturation value (not 0).
+    inplace: write the result into ``input`` (as ``celu_``).
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``CeluBackward0``, which saves the input.
+
+Example::
+
+    >>> F.celu(leafgrad.tensor([-1., 1.], requires_grad=True)).grad_fn.name()
+    'CeluBackward0'
+"""
+
+SECTIONS["mish"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``MishBackward0``, which saves the input.
+
+Example::
+
+    >>> F.mish(leafgrad.tensor([-1., 0., 1.], requires_grad=True))
+    tensor([-0.3034,  0.0000,  0.8651], grad_fn=<MishBackward0>)
+"""
+
+SECTIONS["hardsigmoid"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``, values in [0, 1].
+
+Autograd:
+    records ``HardsigmoidBackward0`` (saves the input): gradient 1/6 inside (-3, 3), 0 outside.
+
+Example::
+
+    >>> F.hardsigmoid(leafgrad.tensor([-4., 0., 1.5], requires_grad=True))
+    tensor([0.0000, 0.5000, 0.7500], grad_fn=<HardsigmoidBackward0>)
+"""
+
+SECTIONS["hardswish"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``HardswishBackward0``, which saves the input.
+
+Example::
+
+    >>> F.hardswish(leafgrad.tensor([-4., 0., 1.5], requires_grad=True))
+    tensor([-0.0000, 0.0000, 1.1250], grad_fn=<HardswishBackward0>)
+"""
+
+SECTIONS["softsign"] = """\
+Args:
+    input: any floating tensor.
+
+Returns:
+    a tensor shaped like ``input``, values in (-1, 1).
+
+Autograd:
+    the root is ``DivBackward0`` over ``AddBackward0`` and ``AbsBackward0``, as torch's Python composition
+    records.
+
+Example::
+
+    >>> F.softsign(leafgrad.tensor([-3., 1.], requires_grad=True))
+    tensor([-0.7500,  0.5000], grad_fn=<DivBackward0>)
+"""
+
+SECTIONS["glu"] = """\
+Args:
+    input: a tensor whose size along ``dim`` is even.
+    dim: the dim split in two halves ``a`` and ``b`` (default -1).
+
+Returns:
+    ``a * sigmoid(b)``, half the size along ``dim``.
+
+Autograd:
+    records ``GluBackward0``, which saves the input.
+
+Example::
+
+    >>> y = F.glu(leafgrad.ones(2, 4, requires_grad=True))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([2, 2]), 'GluBackward0')
+"""
+
+SECTIONS["softmin"] = """\
+Args:
+    input: any floating tensor.
+    dim: the dim to normalise over.
+    dtype: cast the input to this dtype first.
+
+Returns:
+    a tensor shaped like ``input``: each slice along ``dim`` sums to 1, small values getting the most
+    weight.
+
+Autograd:
+    ``SoftmaxBackward0`` over ``NegBackward0``.
+
+Example::
+
+    >>> F.softmin(leafgrad.tensor([[1., 2., 3.]], requires_grad=True), dim=1)
+    tensor([[0.6652, 0.2447, 0.0900]], grad_fn=<SoftmaxBackward0>)
+"""
+
+SECTIONS["kl_div"] = """\
+Args:
+    input: log-probabilities.
+    target: probabilities (or log-probabilities with ``log_target=True``), shaped like input.
+    reduction: ``'mean'`` (over all elements; torch warns that ``'batchmean'`` is the true KL divergence),
+        ``'batchmean'`` (sum divided by the batch size), ``'sum'`` or ``'none'``.
+    log_target: the target is given as log-probabilities.
+    size_average/reduce: the deprecated spellings, mapped onto reduction as torch does.
+
+Returns:
+    a scalar, or the elementwise terms with ``reduction='none'``.
+
+Autograd:
+    composed as torch (``target * (log(target) - input)`` and the reduction); with ``'batchmean'`` the root
+    is ``DivBackward0``.
+
+Example::
+
+    >>> logq = F.log_softmax(leafgrad.tensor([[1., 2.]], requires_grad=True), dim=1)
+    >>> F.kl_div(logq, leafgrad.tensor([[0.5, 0.5]]), reduction='batchmean')
+    tensor(0.1201, grad_fn=<DivBackward0>)
+"""
+
+SECTIONS["cosine_similarity"] = """\
+Args:
+    x1, x2: broadcastable tensors.
+    dim: the dim the vectors lie along (default 1).
+    eps: the floor on each norm.
+
+Returns:
+    the similarities, with ``dim`` removed.
+
+Autograd:
+    composed as torch computes it; the root is ``SumBackward1`` (the sum over ``dim``).
+
+Example::
+
+    >>> a = leafgrad.tensor([[1., 0.], [1., 1.]], requires_grad=True)
+    >>> F.cosine_similarity(a, leafgrad.tensor([[1., 0.], [1., 0.]]))
+    tensor([1.0000, 0.7071], grad_fn=<SumBackward1>)
+"""
+
+SECTIONS["interpolate"] = """\
+Args:
+    input: ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    size: the output spatial size (one of size / scale_factor).
+    scale_factor: a multiplier per spatial dim.
+    mode: ``'nearest'`` (default), ``'linear'``, ``'bilinear'``, ``'bicubic'``, ``'area'`` or ``'nearest-
+        exact'`` (``'trilinear'`` raises NotImplementedError in leafgrad).
+    align_corners: for the linear modes, whether the corner pixels' centres line up.
+    recompute_scale_factor, antialias: as in torch.
+
+Returns:
+    the resized tensor.
+
+Autograd:
+    records torch's node for the mode, e.g. ``UpsampleNearest2DBackward0`` or
+    ``UpsampleBilinear2DBackward0``.
+
+Example::
+
+    >>> x = leafgrad.ones(1, 1, 2, 2, requires_grad=True)
+    >>> y = F.interpolate(x, scale_factor=2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 4, 4]), 'UpsampleNearest2DBackward0')
+"""
+
+SECTIONS["group_norm"] = """\
+Args:
+    input: ``(N, C, *)``.
+    num_groups: must divide C.
+    weight, bias: optional per-channel ``(C,)`` affine parameters.
+    eps: added to the variance.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``NativeGroupNormBackward0``, which saves the input, weight, and each group's mean and inverse
+    std.
+
+Example::
+
+    >>> x = leafgrad.arange(8.).reshape(1, 4, 2).requires_grad_()
+    >>> F.group_norm(x, 2).grad_fn.name()
+    'NativeGroupNormBackward0'
+"""
+
+SECTIONS["scaled_dot_product_attention"] = """\
+Args:
+    query: ``(N, ..., L, E)``.
+    key: ``(N, ..., S, E)``.
+    value: ``(N, ..., S, Ev)``.
+    attn_mask: optional boolean (True = may attend) or additive float mask, broadcastable to ``(N, ..., L,
+        S)``.
+    dropout_p: dropout on the attention weights.
+    is_causal: mask out later positions.
+    scale: defaults to ``1/sqrt(E)``.
+    enable_gqa: let key/value have fewer heads than query.
+
+Returns:
+    ``(N, ..., L, Ev)``.
+
+Autograd:
+    4-d inputs record torch's fused CPU node ``ScaledDotProductFlashAttentionForCpuBackward0`` (masked or
+    causal too); for other ranks the root is torch's as well, e.g. ``UnsafeViewBackward0`` for 3-d inputs.
+
+Example::
+
+    >>> q = leafgrad.ones(1, 2, 3, 4, requires_grad=True)
+    >>> y = F.scaled_dot_product_attention(q, q, q)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 2, 3, 4]), 'ScaledDotProductFlashAttentionForCpuBackward0')
+"""
+
 
 def apply(namespace: dict) -> None:
-    """Give each function named in DOCS its docstring, unless its source already has one."""
+    """Give each function named in DOCS its docstring unless its source has one; add SECTIONS after a
+    one-line summary that has no example yet."""
     for name, doc in DOCS.items():
         fn = namespace.get(name)
         if fn is not None and not (getattr(fn, "__doc__", None) or "").strip():
             fn.__doc__ = doc
+    for name, sections in SECTIONS.items():
+        fn = namespace.get(name)
+        own = (getattr(fn, "__doc__", None) or "").strip() if fn is not None else ""
+        if own and "Example" not in own:
+            fn.__doc__ = own + "\n\n" + sections
