@@ -4,6 +4,10 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+from typing import Any, Callable, TypeVar
+
+_F = TypeVar("_F", bound=Callable[..., Any])  # a decorated function keeps its type
+_S = TypeVar("_S")
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
@@ -34,12 +38,12 @@ def is_inference_mode_enabled() -> bool:
 class _DecoratorContextManager:
     """Lets one class be both ``with no_grad():`` and ``@no_grad()`` (also bare ``@no_grad``)."""
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls: type[_S], *args: Any, **kwargs: Any) -> _S:  # (the bare-@no_grad form returns a function)
         if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]) and not kwargs:
             return cls()(args[0])  # used as @no_grad without parentheses
         return super().__new__(cls)
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):
@@ -62,13 +66,13 @@ class _DecoratorContextManager:
                                 value = gen.send(sent)
                 except StopIteration as stop:
                     return stop.value
-            return gen_wrapper
+            return gen_wrapper  # type: ignore[return-value]
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.clone():
                 return func(*args, **kwargs)
-        return wrapper
+        return wrapper  # type: ignore[return-value]
 
     def clone(self):
         return self.__class__()
@@ -111,7 +115,7 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return set_grad_enabled(self.mode)
 
-    def __call__(self, func):
+    def __call__(self, func: _F) -> _F:
         STATE.grad = self._prev  # used as a decorator: undo the immediate switch
         return super().__call__(func)
 

@@ -921,6 +921,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     return out, None
 
 
+# the docstrings of functions defined without one live in a table of their own (see _f_docs.py for why)
+from ._f_docs import apply as _apply_docs  # noqa: E402
+_apply_docs(globals())
+
+
 def __getattr__(name: str):
     # a torch name leafgrad lacks says so, rather than a bare AttributeError (leafgrad/coverage.py)
     from ..coverage import missing

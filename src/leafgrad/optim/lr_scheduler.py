@@ -228,6 +228,10 @@ class LRScheduler:
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the scheduler's state from ``state_dict()``'s output (to resume training).
+
+        Load it after the optimizer's own ``load_state_dict``; the optimizer itself is not part of
+        the scheduler's state."""
         for key, value in state_dict.items():
             if key not in _TORCH_FLAGS:
                 setattr(self, key, value)
@@ -752,6 +756,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self) -> bool:
+        """True while the scheduler waits ``cooldown`` epochs after a reduction before counting bad epochs again."""
         return self.cooldown_counter > 0
 
     def _improves(self, a: float, best: float) -> bool:

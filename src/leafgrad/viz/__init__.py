@@ -13,8 +13,13 @@ What is drawn: leaves that require grad (blue, with ``.grad``), leaves that do n
 (grey), non-leaf tensors you drew, named, retained or hooked (green), grad_fn nodes by
 torch's names with the line that created them (yellow), ``AccumulateGrad`` (purple),
 and saved tensors with the version they were saved at against their version now
-(dashed; red when stale, with the line that changed them). Names are the caller's
-variable names (locals, then globals; module parameters as ``model.fc.weight``).
+(dashed; red when stale, with the line that changed them). Parameters of modules are
+teal and named by their module path: ``params=dict(model.named_parameters())`` as in
+torchviz, else the caller's variables (``model.fc.weight``), else the live module that
+holds them (``fc.weight``). After a backward without ``retain_graph``, the nodes whose
+saved buffers it freed, and those buffers, are grey with "freed by backward()". Every
+output (text, DOT, SVG, HTML) ends with a legend of the box kinds it contains
+(``legend=False`` leaves it out). Names are the caller's variable names (locals, then globals).
 """
 from __future__ import annotations
 
@@ -47,26 +52,31 @@ def _no_gc():
 class Graph:
     """A drawn graph: ``text()``, ``dot()``, ``svg()``, ``save(path)``; shows itself in Jupyter."""
 
-    def __init__(self, model: GraphModel, engine: str = "leafgrad", show_sites: bool = True) -> None:
+    def __init__(self, model: GraphModel, engine: str = "leafgrad", show_sites: bool = True,
+                 legend: bool = True) -> None:
         if engine not in ("leafgrad", "graphviz"):
             raise ValueError(f"engine must be 'leafgrad' or 'graphviz', not {engine!r}")
         self.model = model
         self.engine = engine
         self.show_sites = show_sites
+        self.legend = legend
 
     # the three outputs
     def text(self) -> str:
-        return _text(self.model, self.show_sites)
+        """The graph as a tree from each root to the leaves, then the legend."""
+        return _text(self.model, self.show_sites, legend=self.legend)
 
     def dot(self) -> str:
+        """Graphviz DOT source; the legend is a ``cluster_legend`` subgraph."""
         with _no_gc():
-            return _dot(self.model, self.show_sites)
+            return _dot(self.model, self.show_sites, legend=self.legend)
 
     def svg(self) -> str:
+        """A self-contained SVG (leafgrad's layout, or Graphviz's with ``engine="graphviz"``)."""
         if self.engine == "graphviz":
             return render_graphviz(self.dot(), "svg").decode("utf-8")
         with _no_gc():
-            return _svg(self.model, self.show_sites)
+            return _svg(self.model, self.show_sites, legend=self.legend)
 
     def save(self, path: str) -> str:
         ext = os.path.splitext(path)[1].lower().lstrip(".")
@@ -109,49 +119,72 @@ class Graph:
                 f"{self.svg()}</div>")
 
 
-def _namer(names, frame) -> Namer:
+def _namer(names, params, frame) -> Namer:
     if frame is None:
         frame = caller_frame()
     frames = [frame] if frame is not None else []
-    return Namer(frames, extra=names)
+    extra = {}
+    for label, given in (("names", names), ("params", params)):
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            raise TypeError(f"viz: {label}= takes a dict of name -> tensor (e.g. dict(model.named_parameters())), "
+                            f"not {type(given).__name__}")
+        extra.update(given)
+    return Namer(frames, extra=extra or None)
 
 
-def graph(*tensors, names: dict | None = None, show_saved: bool = True, engine: str = "leafgrad",
-          show_sites: bool = True, frame=None, max_nodes: int | None = None) -> Graph:
-    """The graph behind ``tensors``; names come from ``names`` ({"name": tensor}) and the caller's variables."""
+def graph(*tensors, names: dict | None = None, params: dict | None = None, show_saved: bool = True,
+          engine: str = "leafgrad", show_sites: bool = True, legend: bool = True, frame=None,
+          max_nodes: int | None = None) -> Graph:
+    """The graph behind ``tensors``.
+
+    Names come from ``names``/``params`` ({"name": tensor}; ``params=dict(model.named_parameters())``
+    as in torchviz), then the caller's variables, then, for a parameter still unnamed, the
+    live module holding it (``fc1.weight``). ``legend=False`` drops the legend.
+    """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if not tensors:
         raise TypeError("graph() needs at least one tensor")
+    namer = _namer(names, params, frame)
     with _no_gc():
-        model = build(tensors, _namer(names, frame), show_saved=show_saved, max_nodes=max_nodes)
-    return Graph(model, engine=engine, show_sites=show_sites)
+        model = build(tensors, namer, show_saved=show_saved, max_nodes=max_nodes)
+    return Graph(model, engine=engine, show_sites=show_sites, legend=legend)
 
 
 def draw(*tensors, path: str | None = None, engine: str = "leafgrad", names: dict | None = None,
-         show_saved: bool = True, show_sites: bool = True, frame=None) -> Graph:
+         params: dict | None = None, show_saved: bool = True, show_sites: bool = True, legend: bool = True,
+         frame=None) -> Graph:
     """Draw the graph behind ``tensors``; with ``path``, also write it (format from the extension)."""
     if frame is None:
         frame = caller_frame()
-    g = graph(*tensors, names=names, show_saved=show_saved, engine=engine, show_sites=show_sites, frame=frame)
+    g = graph(*tensors, names=names, params=params, show_saved=show_saved, engine=engine, show_sites=show_sites,
+              legend=legend, frame=frame)
     if path is not None:
         g.save(path)
     return g
 
 
-def to_text(*tensors, names: dict | None = None, show_saved: bool = True, show_sites: bool = True) -> str:
-    return graph(*tensors, names=names, show_saved=show_saved, show_sites=show_sites,
-                 frame=caller_frame()).text()
+def to_text(*tensors, names: dict | None = None, params: dict | None = None, show_saved: bool = True,
+            show_sites: bool = True, legend: bool = True) -> str:
+    """The graph behind ``tensors`` as a text tree with its legend (see :func:`graph`)."""
+    return graph(*tensors, names=names, params=params, show_saved=show_saved, show_sites=show_sites,
+                 legend=legend, frame=caller_frame()).text()
 
 
-def to_dot(*tensors, names: dict | None = None, show_saved: bool = True, show_sites: bool = True) -> str:
-    return graph(*tensors, names=names, show_saved=show_saved, show_sites=show_sites,
-                 frame=caller_frame()).dot()
+def to_dot(*tensors, names: dict | None = None, params: dict | None = None, show_saved: bool = True,
+           show_sites: bool = True, legend: bool = True) -> str:
+    """The graph behind ``tensors`` as Graphviz DOT with its legend (see :func:`graph`)."""
+    return graph(*tensors, names=names, params=params, show_saved=show_saved, show_sites=show_sites,
+                 legend=legend, frame=caller_frame()).dot()
 
 
-def to_svg(*tensors, names: dict | None = None, show_saved: bool = True, show_sites: bool = True) -> str:
-    return graph(*tensors, names=names, show_saved=show_saved, show_sites=show_sites,
-                 frame=caller_frame()).svg()
+def to_svg(*tensors, names: dict | None = None, params: dict | None = None, show_saved: bool = True,
+           show_sites: bool = True, legend: bool = True) -> str:
+    """The graph behind ``tensors`` as a self-contained SVG with its legend (see :func:`graph`)."""
+    return graph(*tensors, names=names, params=params, show_saved=show_saved, show_sites=show_sites,
+                 legend=legend, frame=caller_frame()).svg()
 
 
 # ----------------------------------------------------------------------------- Graphviz

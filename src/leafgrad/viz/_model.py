@@ -9,9 +9,15 @@ a learner reads ``y = x * w``; gradients flow against them. Box kinds:
 ``fn``      a grad_fn node, by torch's name (``MulBackward0``)
 ``acc``     ``AccumulateGrad``, the node that writes a leaf's ``.grad``
 ``saved``   a tensor an op saved for backward, with the version it was saved at
+
+Marks refine a kind: ``param`` (a leaf that is an ``nn.Parameter``, named after its
+module path such as ``fc1.weight``), ``freed`` (a saved buffer released by a backward
+without ``retain_graph``, and the node that owned it), ``stale``, ``retain_grad``,
+``hook`` and ``root``.
 """
 from __future__ import annotations
 
+import gc
 import os
 
 import numpy as np
@@ -192,10 +198,55 @@ def _input_from_saved(fn, i: int):
     return None
 
 
-def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -> GraphModel:
-    """The model of the graph behind ``roots`` (tensors). Iterative: any depth works."""
+def _parameter_class():
+    """``nn.Parameter``, imported late: viz may use nn, but importing nn must not import viz."""
+    from ..nn.parameter import Parameter
+    return Parameter
+
+
+def live_module_names() -> dict:
+    """``id(parameter) -> (qualified name, owning top module's class name)`` for every live nn.Module.
+
+    Used when a parameter is drawn that no variable of the caller names (the model lives
+    inside a function, or only its loss was passed on): the modules are found among the
+    live objects, and only top-level ones (modules no other live module contains) give
+    names, so a parameter reads ``fc1.weight`` as in ``model.named_parameters()``.
+    """
+    from ..nn.modules.module import Module
+    # (type(), not isinstance: isinstance reads __class__, which some lazy objects compute with a warning)
+    mods = [o for o in gc.get_objects() if issubclass(type(o), Module)]
+    inner = set()
+    for m in mods:
+        for child in m._modules.values():
+            if child is not None:
+                inner.add(id(child))
+    out: dict = {}
+    for m in mods:
+        if id(m) in inner:
+            continue
+        try:
+            named = list(m.named_parameters())
+        except Exception:
+            continue
+        for pname, p in named:
+            out.setdefault(id(p), (pname, type(m).__name__))
+    return out
+
+
+def _freed_text(site) -> str:
+    return "freed by backward()" + (f" @ {_short_site(site)}" if isinstance(site, tuple) else "")
+
+
+def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None,
+          find_modules: bool = True) -> GraphModel:
+    """The model of the graph behind ``roots`` (tensors). Iterative: any depth works.
+
+    ``find_modules``: name parameters no variable names after the live module holding them.
+    """
 
     g = GraphModel()
+    parameter_cls = _parameter_class()
+    module_names: list = []  # filled on the first unnamed parameter: one scan of the live objects
     fn_box: dict = {}       # node -> box (nodes hash by identity)
     tensor_box: dict = {}   # (id(node), output_nr) -> box of a named/retained non-leaf tensor
     tensor_box_keys: set = set()
@@ -212,6 +263,16 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
         arr = t._data
         lines = [_shape_text(arr.shape, arr.dtype.name)]
         marks = []
+        if isinstance(t, parameter_cls):
+            marks.append("param")
+            owner = None
+            if name is None and find_modules:
+                if not module_names:
+                    module_names.append(live_module_names())
+                hit = module_names[0].get(id(t))
+                if hit is not None:
+                    name, owner = hit
+            lines.append(f"Parameter of {owner}" if owner else "Parameter")
         if t._requires_grad:
             lines.append("requires_grad=True")
             lines.append("grad=" + _value_text(t._grad))
@@ -223,7 +284,7 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
                 if m.post_acc_hooks:
                     lines.append(f"post-accumulate hooks: {len(m.post_acc_hooks)}")
                     marks.append("hook")
-            b = g.add("leaf", name or "leaf", lines, tuple(marks))
+            b = g.add("leaf", name or ("parameter" if marks and marks[0] == "param" else "leaf"), lines, tuple(marks))
         else:
             lines.append("requires_grad=False")
             b = g.add("const", name or "leaf", lines)
@@ -356,9 +417,16 @@ def build(roots, namer, show_saved: bool = True, max_nodes: int | None = None) -
                 if tb is not None:
                     nb = tb
             edges.append((nb, fb, "data"))
-        if show_saved:
-            for sname, st in saved_of(fn):
-                edges.append((_saved_box(g, fn, sname, st, namer, keep), fb, "saved"))
+        saved = saved_of(fn)
+        if saved:
+            freed = next((st._freed_site for _, st in saved if st._freed_site is not None), None)
+            if freed is not None:  # a backward without retain_graph released this node's buffers
+                node = g.nodes[fb]
+                node.lines = node.lines + ["saved buffers " + _freed_text(freed)]
+                node.marks = node.marks + ("freed",)
+            if show_saved:
+                for sname, st in saved:
+                    edges.append((_saved_box(g, fn, sname, st, namer, keep), fb, "saved"))
     return g
 
 
@@ -387,7 +455,7 @@ def _saved_box(g: GraphModel, fn, sname: str, st, namer, keep: list) -> int:
     v0, v1 = st._version, st._vc.v
     marks = []
     if freed:
-        lines.append("freed by backward()")
+        lines.append(_freed_text(st._freed_site))
         marks.append("freed")
     if v0 != v1:
         lines.append(f"saved at v{v0}, now v{v1}: STALE")

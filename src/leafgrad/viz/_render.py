@@ -6,7 +6,7 @@ from xml.sax.saxutils import escape as _xml_escape
 
 from ._model import GraphModel
 
-__all__ = ["to_text", "to_dot", "to_svg", "STYLE"]
+__all__ = ["to_text", "to_dot", "to_svg", "STYLE", "legend_entries"]
 
 # kind -> (fill, border)
 STYLE = {
@@ -18,6 +18,52 @@ STYLE = {
     "saved": ("#ffffff", "#8a8a8a"),
 }
 _STALE = ("#ffd9d9", "#c00000")
+_PARAM = ("#c8eee8", "#1f7a70")
+_FREED = ("#dcdcdc", "#7a2a2a")
+
+
+def _colours(node) -> tuple:
+    """(fill, border) of a box: a mark (stale, freed, parameter) overrides its kind's colours."""
+    marks = node.marks
+    if marks:
+        if "stale" in marks:
+            return _STALE
+        if "freed" in marks:
+            return _FREED
+        if "param" in marks:
+            return _PARAM
+    return STYLE[node.kind]
+
+
+# The legend: (key, colours, dashed, words). A key is a kind or ``kind+mark``; only keys
+# present in the drawn graph are listed, in this order.
+_LEGEND = (
+    ("+param", _PARAM, False, "parameter (nn.Parameter, named by its module path, e.g. fc1.weight)"),
+    ("leaf", STYLE["leaf"], False, "leaf that requires grad: backward() writes its .grad"),
+    ("const", STYLE["const"], False, "leaf that does not require grad: autograd ignores it"),
+    ("tensor", STYLE["tensor"], False, "non-leaf tensor: a drawn root, or one named, retain_grad()-ed or hooked"),
+    ("fn", STYLE["fn"], False, "backward node (grad_fn), torch's name, with the line that made it"),
+    ("fn+freed", _FREED, False, "backward node whose saved buffers a backward() freed (use retain_graph=True)"),
+    ("acc", STYLE["acc"], False, "AccumulateGrad: adds the incoming gradient into a leaf's .grad"),
+    ("saved", STYLE["saved"], True, "saved tensor: kept for backward, with the version it was saved at"),
+    ("saved+stale", _STALE, True, "stale saved tensor: changed in place after saving; backward() will fail"),
+    ("saved+freed", _FREED, True, "freed buffer: released by backward() without retain_graph"),
+    ("+root", None, False, "thick border: a tensor you asked to draw"),
+)
+
+
+def legend_entries(g: GraphModel) -> list:
+    """The legend rows for the box kinds and marks ``g`` contains: ``[(key, (fill, border), dashed, words)]``."""
+    present = set()
+    for node in g.nodes:
+        present.add(node.kind)
+        for m in node.marks:
+            present.add(f"{node.kind}+{m}")
+            present.add(f"+{m}")
+    for kind in ("leaf", "const"):  # a kind whose every box is a parameter is listed only as "parameter"
+        if kind in present and all("param" in n.marks for n in g.nodes if n.kind == kind):
+            present.discard(kind)
+    return [row for row in _LEGEND if row[0] in present]
 _KIND_WORD = {"leaf": "leaf", "const": "leaf", "tensor": "tensor", "saved": "", "fn": "", "acc": ""}
 
 
@@ -26,7 +72,7 @@ def _summary(node, show_sites: bool) -> str:
     parts = [node.title]
     word = _KIND_WORD.get(node.kind)
     if word and node.kind != "saved":
-        parts[0] = f"{node.title}: {word}" if node.title not in ("leaf", "tensor") else node.title
+        parts[0] = f"{node.title}: {word}" if node.title not in ("leaf", "tensor", "parameter") else node.title
     parts.extend(node.lines)
     if show_sites and node.site is not None:
         from ._model import _short_site
@@ -34,7 +80,22 @@ def _summary(node, show_sites: bool) -> str:
     return "  ".join(p for p in parts if p)
 
 
-def to_text(g: GraphModel, show_sites: bool = True, max_depth: int = 60) -> str:
+def _text_legend(g: GraphModel) -> list:
+    rows = legend_entries(g)
+    if not rows:
+        return []
+    words = {"+param": "Parameter", "leaf": "leaf requires_grad=True", "const": "leaf requires_grad=False",
+             "tensor": "tensor", "fn": "XxxBackward0", "fn+freed": "saved buffers freed",
+             "acc": "AccumulateGrad", "saved": "saved ...", "saved+stale": "STALE", "saved+freed": "freed by backward()"}
+    out = ["legend:"]
+    for key, _colours_, _dashed, text in rows:
+        if key == "+root":  # (a border: nothing to see in text, where roots are the top lines)
+            continue
+        out.append(f"  {words[key]:<26} {text}")
+    return out
+
+
+def to_text(g: GraphModel, show_sites: bool = True, max_depth: int = 60, legend: bool = True) -> str:
     """A tree from each root towards the leaves; a box seen before is shown once and referred to."""
     ins = g.inputs()
     shown = set()
@@ -59,6 +120,8 @@ def to_text(g: GraphModel, show_sites: bool = True, max_depth: int = 60) -> str:
                 last = k == n - 1
                 stack.append((src, child_lead + ("└── " if last else "├── "),
                               child_lead + ("    " if last else "│   "), depth + 1))
+    if legend:
+        out.extend(_text_legend(g))
     return "\n".join(out) + "\n"
 
 
@@ -69,7 +132,24 @@ def _dot_escape(s: str) -> str:
     return s
 
 
-def to_dot(g: GraphModel, show_sites: bool = True, name: str = "leafgrad") -> str:
+def _dot_legend(g: GraphModel) -> list:
+    """A ``cluster_legend`` subgraph: one sample box per kind present, stacked by invisible edges."""
+    rows = legend_entries(g)
+    if not rows:
+        return []
+    out = ['  subgraph cluster_legend {\n', '    label="legend"; fontsize=10; color="#bbbbbb";\n']
+    for i, (key, colours, dashed, text) in enumerate(rows):
+        fill, border = colours if colours is not None else ("#ffffff", "#333333")
+        style = ', style="rounded,filled,dashed"' if dashed else ""
+        pen = ", penwidth=2" if key == "+root" else ""
+        out.append(f'    legend{i} [label="{_dot_escape(text)}", fillcolor="{fill}", color="{border}"{style}{pen}];\n')
+    for i in range(len(rows) - 1):
+        out.append(f"    legend{i} -> legend{i + 1} [style=invis];\n")
+    out.append("  }\n")
+    return out
+
+
+def to_dot(g: GraphModel, show_sites: bool = True, name: str = "leafgrad", legend: bool = True) -> str:
     parts = [f"digraph {name} {{\n",
              '  graph [rankdir=TB, fontname="Helvetica", nodesep=0.25, ranksep=0.35];\n',
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];\n',
@@ -79,10 +159,7 @@ def to_dot(g: GraphModel, show_sites: bool = True, name: str = "leafgrad") -> st
     for node in g.nodes:
         label = "\\n".join(_dot_escape(x) for x in node.label_lines(show_sites))
         marks = node.marks
-        if "stale" in marks:
-            fill, border = _STALE
-        else:
-            fill, border = style[node.kind]
+        fill, border = _colours(node) if marks else style[node.kind]
         extra = ""
         if node.kind == "saved":
             extra = ', style="rounded,filled,dashed"'
@@ -98,6 +175,8 @@ def to_dot(g: GraphModel, show_sites: bool = True, name: str = "leafgrad") -> st
             append(f"  n{s} -> n{d} [style=dashed, arrowhead=none];\n")
         else:
             append(f"  n{s} -> n{d} [style=dotted];\n")
+    if legend:
+        parts.extend(_dot_legend(g))
     append("}\n")
     return "".join(parts)
 
@@ -256,8 +335,38 @@ def _place(lay: list, nbrs: list, cx: list, widths: list) -> None:
         cx[v] = c + shift
 
 
-def to_svg(g: GraphModel, show_sites: bool = True) -> str:
+_LEGEND_SWATCH = 22
+
+
+def _svg_legend(g: GraphModel, x0: float) -> tuple:
+    """SVG for the legend, a column starting at ``x0``: (parts, width, height)."""
+    rows = legend_entries(g)
+    if not rows:
+        return [], 0.0, 0.0
+    parts = ['<g class="legend">', f'<text class="title" x="{x0:.1f}" y="{_MARGIN + 10:.1f}">legend</text>']
+    y = _MARGIN + 18
+    widest = 0.0
+    for key, colours, dashed, text in rows:
+        fill, border = colours if colours is not None else ("#ffffff", "#333333")
+        sw = 2 if key == "+root" else 1
+        dash = ' stroke-dasharray="4 2"' if dashed else ""
+        parts.append(f'<g class="legend-row" data-key="{key}"><rect x="{x0:.1f}" y="{y:.1f}" width="{_LEGEND_SWATCH}" '
+                     f'height="12" rx="3" fill="{fill}" stroke="{border}" stroke-width="{sw}"{dash}/>'
+                     f'<text x="{x0 + _LEGEND_SWATCH + 6:.1f}" y="{y + 10:.1f}">{_xml_escape(text)}</text></g>')
+        widest = max(widest, len(text) * _CHAR_W)
+        y += 18
+    parts.append("</g>\n")
+    return parts, _LEGEND_SWATCH + 6 + widest + _MARGIN, y + _MARGIN
+
+
+def to_svg(g: GraphModel, show_sites: bool = True, legend: bool = True) -> str:
     labels, xs, ys, ws, hs, routes, width, height = _layout(g, show_sites)
+    legend_parts: list = []
+    if legend:
+        legend_parts, lw, lh = _svg_legend(g, width + _GAP_X)
+        if legend_parts:
+            width += _GAP_X + lw
+            height = max(height, lh)
     uid = f"lg{next(_svg_ids)}"
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="leafgrad-graph" width="{width:.0f}" '
            f'height="{max(height, 1):.0f}" viewBox="0 0 {width:.0f} {max(height, 1):.0f}" '
@@ -290,7 +399,7 @@ def to_svg(g: GraphModel, show_sites: bool = True) -> str:
     for node in g.nodes:
         v = node.id
         marks = node.marks
-        fill, border = _STALE if "stale" in marks else STYLE[node.kind]
+        fill, border = _colours(node)
         sw = 2 if ("stale" in marks or "root" in marks) else 1
         dash = ' stroke-dasharray="4 2"' if node.kind == "saved" else ""
         cls = " ".join(("node", node.kind) + tuple(marks))
@@ -306,5 +415,7 @@ def to_svg(g: GraphModel, show_sites: bool = True) -> str:
             c = ' class="title"' if i == 0 else ""
             spans.append(f'<tspan x="{cx:.1f}" y="{ty + i * _LINE_H:.1f}"{c}>{_xml_escape(line)}</tspan>')
         append(f'<text text-anchor="middle">{"".join(spans)}</text></g>\n')
-    append("</g>\n</svg>\n")
+    append("</g>\n")
+    out.extend(legend_parts)
+    append("</svg>\n")
     return "".join(out)

@@ -11,6 +11,10 @@ from __future__ import annotations
 from ..._ops.pointwise import sigmoid, tanh
 from .. import functional as F
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "ELU", "Softplus", "LogSigmoid", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
@@ -27,7 +31,7 @@ class _Activation(Module):
         for name, value in options.items():
             setattr(self, name, value)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._function(input, **{name: getattr(self, name) for name in self._options})
 
     def extra_repr(self) -> str:
@@ -259,5 +263,5 @@ class Softmin(_Activation):
     def __init__(self, dim=None) -> None:
         super().__init__(dim=dim)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim, _stacklevel=5)

@@ -82,15 +82,18 @@ class _NumberedModules(Module):
         self._renumber(self._modules.values())
 
     def pop(self, key):
+        """Remove the module at index ``key`` and return it; the rest are renumbered from 0."""
         module = self[key]
         del self[key]
         return module
 
     def append(self, module: Module):
+        """Add ``module`` at the end (named by its index); returns ``self``."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules):
+        """Append every module of the iterable ``modules`` (TypeError if it is not iterable); returns ``self``."""
         if not isinstance(modules, Iterable):
             raise TypeError(f"{type(self).__name__}.extend should be called with an iterable, but got "
                             f"{type(modules).__name__}")
@@ -99,6 +102,7 @@ class _NumberedModules(Module):
         return self
 
     def insert(self, index: int, module: Module):
+        """Insert ``module`` before position ``index`` and renumber; returns ``self``."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}, got {type(module).__name__}")
         n = len(self)
@@ -125,7 +129,8 @@ class Sequential(_NumberedModules):
     def _slice(self, idx: slice) -> "Sequential":
         return type(self)(OrderedDict(list(self._modules.items())[idx]))  # keeps the original names
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
+        """Feed ``input`` through each module in order and return the last one's output."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -212,21 +217,27 @@ class ModuleDict(Module):
         return key in self._modules
 
     def keys(self):
+        """The names of the modules, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """``(name, module)`` pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def clear(self) -> None:
+        """Remove every module."""
         self._modules.clear()
 
     def pop(self, key: str) -> Module:
+        """Remove the module called ``key`` and return it (KeyError if absent)."""
         return self._modules.pop(key)
 
     def update(self, modules) -> None:
+        """Add or replace modules from a mapping or an iterable of ``(name, module)`` pairs."""
         for key, module in _pairs("ModuleDict", modules):
             self[key] = module
 
@@ -275,11 +286,13 @@ class ParameterList(Module):
         return self.extend(parameters)
 
     def append(self, value) -> "ParameterList":
+        """Add ``value`` at the end (a tensor that is not a Parameter is wrapped in one); returns ``self``."""
         self._size += 1
         self[self._size - 1] = value
         return self
 
     def extend(self, values) -> "ParameterList":
+        """Append every value of the iterable ``values``; returns ``self``."""
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
             raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
                             f"{type(values).__name__} (to add one tensor, use append)")
@@ -335,42 +348,53 @@ class ParameterDict(Module):
         return key in self._keys
 
     def keys(self):
+        """The parameter names, in insertion order."""
         return self._keys.keys()
 
     def items(self):
+        """``(name, parameter)`` pairs, in insertion order."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """The parameters, in insertion order."""
         return (self[k] for k in self._keys)
 
     def get(self, key: str, default=None):
+        """The parameter called ``key``, or ``default`` if there is none."""
         return self[key] if key in self else default
 
     def setdefault(self, key: str, default=None):
+        """The parameter called ``key``; if absent, first store ``default`` under that name."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def pop(self, key: str):
+        """Remove the parameter called ``key`` and return it (KeyError if absent)."""
         value = self[key]
         del self[key]
         return value
 
     def popitem(self):
+        """Remove and return the last inserted ``(name, parameter)`` pair."""
         key = next(reversed(self._keys))
         return key, self.pop(key)
 
     def clear(self) -> None:
+        """Remove every parameter."""
         for key in list(self._keys):
             del self[key]
 
     def copy(self) -> "ParameterDict":
+        """A new ParameterDict holding the same parameter objects (not copies of their values)."""
         return ParameterDict(OrderedDict(self.items()))
 
     def fromkeys(self, keys, default=None) -> "ParameterDict":
+        """A new ParameterDict with each of ``keys`` mapped to ``default``."""
         return ParameterDict((k, default) for k in keys)
 
     def update(self, parameters) -> None:
+        """Add or replace entries from a mapping or an iterable of ``(name, value)`` pairs."""
         pairs = _pairs("ParameterDict", parameters)
         if isinstance(parameters, Mapping) and not isinstance(parameters, OrderedDict):
             pairs.sort(key=lambda kv: kv[0])  # a plain dict is taken in key order, as torch does

@@ -10,6 +10,10 @@ from __future__ import annotations
 from .. import functional as F
 from .linear import _reset_fan_in_uniform, _weight_and_bias
 from .module import Module, _changed, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Conv1d", "Conv2d"]
 
@@ -78,6 +82,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(fan_in) (fan_in = in_channels/groups * kernel size), torch's default."""
         _reset_fan_in_uniform(self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -96,7 +101,7 @@ class _ConvNd(Module):
         padded = F.pad(input, self._explicit_padding, mode=self.padding_mode)
         return self._function(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
 

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["CosineSimilarity", "PairwiseDistance"]
 
@@ -19,7 +23,7 @@ class CosineSimilarity(Module):
         self.dim = dim
         self.eps = eps
 
-    def forward(self, x1, x2):
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
@@ -32,5 +36,5 @@ class PairwiseDistance(Module):
         self.eps = eps
         self.keepdim = keepdim
 
-    def forward(self, x1, x2):
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

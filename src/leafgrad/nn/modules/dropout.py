@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d"]
 
@@ -23,7 +27,7 @@ class _Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._function(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Unflatten", "Flatten"]
 
@@ -13,7 +17,7 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.flatten(start_dim=self.start_dim, end_dim=self.end_dim)
 
     def extra_repr(self) -> str:
@@ -34,7 +38,7 @@ class Unflatten(Module):
                                 f"{type(size).__name__} at pos {pos}")
         self.dim, self.unflattened_size = dim, unflattened_size
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input.unflatten(self.dim, tuple(self.unflattened_size))
 
     def extra_repr(self) -> str:

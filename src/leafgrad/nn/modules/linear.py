@@ -12,6 +12,10 @@ from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
@@ -44,7 +48,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input
 
 
@@ -58,9 +62,10 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(in_features), torch's default (kaiming_uniform with a=sqrt(5))."""
         _reset_fan_in_uniform(self.weight, self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -88,12 +93,13 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw weight and bias uniformly in +-1/sqrt(in1_features), torch's default."""
         bound = 1 / math.sqrt(self.in1_features)  # torch scales by the first input's size only
         for p in (self.weight, self.bias):
             if p is not None:
                 init.uniform_(p, -bound, bound)
 
-    def forward(self, input1, input2):
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:

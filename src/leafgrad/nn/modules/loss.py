@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
@@ -31,7 +35,7 @@ class _Loss(Module):
             setattr(self, name, value)
         self._passed = ("reduction", *(buffers or {}), *options)
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return self._function(input, target, **{name: getattr(self, name) for name in self._passed})
 
 
@@ -124,7 +128,7 @@ class _PairLoss(_Loss):
     def __init__(self, margin: float, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction, margin=margin)
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return self._function(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 

@@ -18,7 +18,7 @@ import warnings
 
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, ParamSpec, Protocol, TypeVar
 
 import numpy as np
 
@@ -81,7 +81,22 @@ def _joined(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R", covariant=True)
+
+
+class _HasForward(Protocol[_P, _R]):
+    """What a type checker matches a module against to read the result of calling it."""
+
+    def forward(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+
+
 def _forward_unimplemented(self, *input: Any) -> None:
+    """What calling the module computes: every subclass defines ``forward(self, *inputs)``.
+
+    Call the module (``model(x)``), not ``forward`` directly: ``__call__`` runs the forward
+    pre-hooks and hooks around it. The base class has none, so calling a Module subclass that
+    does not define ``forward`` raises NotImplementedError naming the class."""
     name = type(self).__name__
     raise NotImplementedError(f'Module [{name}] is missing the required "forward" function: define '
                               f"{name}.forward(self, ...) to say what calling the module computes")
@@ -183,6 +198,7 @@ class Module:
         self._modules[name] = module
 
     def register_module(self, name: str, module: "Module | None") -> None:
+        """Add ``module`` as a child called ``name`` (the same as ``add_module``; ``None`` leaves a named gap)."""
         self.add_module(name, module)
 
     def _lookup(self, target: str, kind: str):
@@ -194,6 +210,9 @@ class Module:
         return owner, getattr(owner, leaf)
 
     def get_submodule(self, target: str) -> "Module":
+        """The submodule at the dotted path ``target`` (``"encoder.layers.0"``); ``""`` is the module itself.
+
+        Raises AttributeError naming the first part of the path that is missing or not a Module."""
         module = self
         for part in target.split(".") if target else ():
             if not hasattr(module, part):
@@ -205,6 +224,9 @@ class Module:
         return module
 
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"fc1.weight"``).
+
+        Raises AttributeError if the path does not lead to a Parameter."""
         _, value = self._lookup(target, "parameter")
         if not isinstance(value, Parameter):
             raise AttributeError(f"`{target.rpartition('.')[2]}` is not an nn.Parameter (named_parameters() lists "
@@ -212,6 +234,9 @@ class Module:
         return value
 
     def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``).
+
+        Raises AttributeError if the path does not lead to a registered buffer."""
         owner, value = self._lookup(target, "buffer")
         leaf = target.rpartition(".")[2]
         if leaf not in owner._buffers:
@@ -308,18 +333,36 @@ class Module:
                 yield _joined(owner_name, name), value
 
     def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """Iterate ``(dotted name, Parameter)`` pairs of this module and, with ``recurse``, all submodules.
+
+        Args:
+            prefix: prepended to every name (with a dot).
+            recurse: include submodules' parameters (default) or only this module's own.
+            remove_duplicate: a parameter shared by two modules is yielded once, under its first name.
+
+        Example::
+
+            >>> [n for n, _ in leafgrad.nn.Linear(2, 3).named_parameters()]
+            ['weight', 'bias']"""
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Iterate the parameters (each once), e.g. to hand them to an optimizer.
+
+        ``recurse=False`` yields only this module's own parameters. The result is a one-shot
+        iterator: call ``parameters()`` again, or make a list, to go over them twice."""
         return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """Iterate ``(dotted name, buffer)`` pairs (e.g. ``running_mean``); arguments as in ``named_parameters``."""
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """Iterate the registered buffers (tensors saved in ``state_dict`` that are not parameters)."""
         return (b for _, b in self.named_buffers(recurse=recurse))
 
     def named_children(self):
+        """Iterate ``(name, module)`` for the direct children, each module once."""
         seen: set[int] = set()
         for name, child in self._modules.items():
             if child is not None and id(child) not in seen:
@@ -327,6 +370,7 @@ class Module:
                 yield name, child
 
     def children(self) -> Iterator["Module"]:
+        """Iterate the direct child modules, each once."""
         return (child for _, child in self.named_children())
 
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
@@ -342,6 +386,7 @@ class Module:
                 yield from child.named_modules(memo, _joined(prefix, name), remove_duplicate)
 
     def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
+        """Iterate this module and every submodule below it, depth first, each once (unless ``remove_duplicate=False``)."""
         return (m for _, m in self.named_modules(remove_duplicate=remove_duplicate))
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
@@ -353,6 +398,10 @@ class Module:
 
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode: bool = True) -> "Module":
+        """Set training mode (``mode=True``) or evaluation mode on this module and all submodules.
+
+        The mode changes layers such as Dropout and BatchNorm; it does not turn autograd off (use
+        ``leafgrad.no_grad()`` for that). ``mode`` must be a bool (else ValueError). Returns ``self``."""
         if not isinstance(mode, bool):
             raise ValueError(f"training mode is expected to be boolean, got {mode!r}: call .train() / .train(False) "
                              "or .eval()")
@@ -362,9 +411,11 @@ class Module:
         return self
 
     def eval(self) -> "Module":
+        """Evaluation mode: ``train(False)``. Returns ``self``."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Set ``requires_grad`` on every parameter (e.g. ``False`` to freeze a pretrained part). Returns ``self``."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -385,6 +436,7 @@ class Module:
             grad.zero_()
 
     def share_memory(self) -> "Module":
+        """Returns ``self``: leafgrad runs in one process, so there is nothing to move to shared memory."""
         return self  # one process only: nothing to share
 
     # ------------------------------------------------------------------ dtype and device
@@ -423,9 +475,11 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
 
     def cpu(self) -> "Module":
+        """Returns ``self`` with its tensors on the CPU (where leafgrad keeps them already)."""
         return self.to("cpu")
 
     def cuda(self, device=None) -> "Module":
+        """Move to a CUDA device: this CPU-only build raises torch's error for a missing CUDA device."""
         if device is None:
             return self.to("cuda")
         return self.to(f"cuda:{device}" if isinstance(device, int) else device)
@@ -438,15 +492,19 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> "Module":
+        """Cast floating-point parameters and buffers to float32, in place; returns ``self``."""
         return self._cast_floating(D.float32)
 
     def double(self) -> "Module":
+        """Cast floating-point parameters and buffers to float64, in place; returns ``self``."""
         return self._cast_floating(D.float64)
 
     def half(self) -> "Module":
+        """Cast floating-point parameters and buffers to float16, in place; returns ``self``."""
         return self._cast_floating(D.float16)
 
     def bfloat16(self) -> "Module":
+        """Cast floating-point parameters and buffers to bfloat16, in place; returns ``self``."""
         return self._cast_floating(D.bfloat16)
 
     # ------------------------------------------------------------------ hooks and calling
@@ -470,10 +528,13 @@ class Module:
         """``hook(module, args, output)`` runs after forward and may replace the output."""
         return self._add_forward_hook(self._forward_hooks, hook, prepend, kwargs=with_kwargs, always=always_call)
 
-    def __call__(self, *args, **kwargs):
-        if self._forward_hooks or self._forward_pre_hooks:
-            return self._call_with_hooks(args, kwargs)
-        return self.forward(*args, **kwargs)  # the common case costs one check
+    if TYPE_CHECKING:  # type checkers read model(x) as returning what the model's forward returns
+        def __call__(self: _HasForward[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+    else:
+        def __call__(self, *args, **kwargs):
+            if self._forward_hooks or self._forward_pre_hooks:
+                return self._call_with_hooks(args, kwargs)
+            return self.forward(*args, **kwargs)  # the common case costs one check
 
     _call_impl = __call__
 

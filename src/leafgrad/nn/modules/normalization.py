@@ -15,6 +15,10 @@ from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
 
@@ -57,6 +61,7 @@ class _BatchNorm(Module):
             self.num_batches_tracked.zero_()
 
     def reset_parameters(self) -> None:
+        """Reset the affine parameters to weight 1 and bias 0 (and, for batch norm, the running statistics)."""
         self.reset_running_stats()
         _reset_affine(self)
 
@@ -88,7 +93,7 @@ class _BatchNorm(Module):
             return 1.0 / float(self.num_batches_tracked)
         return self.momentum
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = self._update_factor()
         no_running_stats = self.running_mean is None and self.running_var is None
@@ -124,9 +129,10 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Reset the affine parameters to weight 1 and bias 0 (and, for batch norm, the running statistics)."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

@@ -13,6 +13,10 @@ import warnings
 from .. import functional as F
 from .module import Module, _settings
 from .normalization import _affine, _BatchNorm, _reset_affine
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm"]
 
@@ -30,9 +34,10 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Reset the per-channel affine parameters to weight 1 and bias 0."""
         _reset_affine(self)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -47,7 +52,7 @@ class _InstanceNorm(_BatchNorm):
                  track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         unbatched = input.dim() == self._input_dims[0]
         feature_dim = 0 if unbatched else 1
@@ -90,7 +95,7 @@ class LocalResponseNorm(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:

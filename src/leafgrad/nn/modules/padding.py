@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
@@ -21,7 +25,7 @@ class _PadNd(Module):
         super().__init__()
         self.padding = tuple(padding) if isinstance(padding, (tuple, list)) else (int(padding),) * (2 * self._n_dims)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
@@ -33,7 +37,7 @@ class _ConstantPadNd(_PadNd):
         super().__init__(padding)
         self.value = value
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:

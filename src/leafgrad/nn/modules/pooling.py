@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
@@ -21,7 +25,7 @@ class MaxPool2d(Module):
         self.stride = kernel_size if stride is None else stride
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, input):
+    def forward(self, input: Tensor):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -41,7 +45,7 @@ class AvgPool2d(Module):
         self.stride = kernel_size if stride is None else stride
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
@@ -59,7 +63,7 @@ class AdaptiveAvgPool2d(Module):
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:

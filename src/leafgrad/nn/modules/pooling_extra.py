@@ -8,6 +8,10 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module, _settings
 from .pooling import AdaptiveAvgPool2d, MaxPool2d
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d",
            "LPPool2d", "MaxUnpool1d", "MaxUnpool2d"]
@@ -20,7 +24,7 @@ def _n(value, n: int) -> tuple:
 class MaxPool1d(MaxPool2d):
     """The max of each window along the last dim of (N, C, L) or (C, L) inputs."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -36,7 +40,7 @@ class AvgPool1d(Module):
         self.padding = _n(padding, 1)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
@@ -47,7 +51,7 @@ class AvgPool1d(Module):
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
     """Average-pool the last dim to a fixed ``output_size``."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
@@ -60,7 +64,7 @@ class AdaptiveMaxPool2d(Module):
         super().__init__()
         self.output_size, self.return_indices = output_size, return_indices
 
-    def forward(self, input):
+    def forward(self, input: Tensor):
         return self._function(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
@@ -82,7 +86,7 @@ class LPPool2d(Module):
         super().__init__()
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return self._function(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
     def extra_repr(self) -> str:

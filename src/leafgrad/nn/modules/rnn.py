@@ -113,6 +113,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list:
+        """The parameters per layer and direction: ``[[w_ih, w_hh, b_ih, b_hh], ...]`` (biases only if ``bias``)."""
         return [[getattr(self, name) for name in names] for names in self._all_weights]
 
     def flatten_parameters(self) -> None:

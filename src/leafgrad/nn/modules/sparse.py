@@ -11,6 +11,10 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter, _uninitialized
 from .module import Module, _changed, _settings
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Embedding"]
 
@@ -50,6 +54,7 @@ class Embedding(Module):
             self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Re-draw the embedding table from N(0, 1) and zero the ``padding_idx`` row, torch's default."""
         init.normal_(self.weight)  # N(0, 1), torch's default for embeddings
         self._fill_padding_idx_with_zero()
 
@@ -59,7 +64,7 @@ class Embedding(Module):
         with no_grad():
             self.weight[self.padding_idx].fill_(0)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 

@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (annotations only: they are strings at run time)
+    from ..._tensor import Tensor
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"]
 
@@ -21,7 +25,7 @@ class Upsample(Module):
             self.scale_factor = float(scale_factor) if scale_factor else None
         self.mode, self.align_corners, self.recompute_scale_factor = mode, align_corners, recompute_scale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
 
@@ -51,7 +55,7 @@ class PixelShuffle(Module):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
@@ -65,7 +69,7 @@ class PixelUnshuffle(Module):
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:

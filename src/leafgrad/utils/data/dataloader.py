@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable, Iterable
+from typing import Callable, Generic, Iterable, TypeVar
 
 from ... import empty, int64
 from ._multiprocess import MultiProcessPass, mp_context, warn_if_too_many_workers
@@ -66,7 +66,10 @@ def _reject_for_stream(shuffle, sampler, batch_sampler) -> None:
                              f"{name}={value} (the dataset's __iter__ decides the order)")
 
 
-class DataLoader:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches (torch.utils.data.DataLoader).
 
     Args:
@@ -88,7 +91,7 @@ class DataLoader:
     _initialized = False
     _FROZEN = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
-    def __init__(self, dataset: Dataset, batch_size: int | None = 1, shuffle: bool | None = None,
+    def __init__(self, dataset: Dataset[T_co], batch_size: int | None = 1, shuffle: bool | None = None,
                  sampler: Sampler | Iterable | None = None, batch_sampler: Sampler | Iterable | None = None,
                  num_workers: int = 0, collate_fn: Callable | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable | None = None,

@@ -1,0 +1,1346 @@
+"""Docstrings of ``leafgrad.nn.functional``'s functions, in one table, applied at import.
+
+Why a table: several branches edit ``functional.py`` at once; keeping the prose here keeps
+those merges clean. A docstring written in the source wins (``apply`` only fills blanks).
+Every example is run by ``tests/docs/test_docstrings.py`` (doctest), so it stays true.
+"""
+from __future__ import annotations
+
+__all__ = ["DOCS", "SECTIONS", "apply"]
+
+DOCS: dict = {}
+
+DOCS["bilinear"] = """\
+A bilinear form of two inputs: ``y[n, k] = x1[n] @ weight[k] @ x2[n] + bias[k]``.
+
+Args:
+    input1: ``(N, *, in1)``.
+    input2: ``(N, *, in2)``, the same leading dims.
+    weight: ``(out, in1, in2)``.
+    bias: optional ``(out,)``.
+
+Returns:
+    a tensor of shape ``(N, *, out)``.
+
+Autograd:
+    composed from matmuls and a sum as torch's CPU kernel is, so the result's grad_fn is ``AddBackward0``
+    with a bias; gradients reach both inputs, the weight and the bias.
+
+Example::
+
+    >>> x1, x2 = leafgrad.ones(2, 3), leafgrad.ones(2, 4)
+    >>> w = leafgrad.ones(5, 3, 4, requires_grad=True)
+    >>> F.bilinear(x1, x2, w, leafgrad.zeros(5)).grad_fn.name()
+    'AddBackward0'
+    >>> F.bilinear(x1, x2, w).shape
+    torch.Size([2, 5])
+"""
+
+DOCS["conv1d"] = """\
+A 1-d convolution (cross-correlation, like torch) over ``(N, C_in, L)`` or unbatched ``(C_in, L)`` input.
+
+Args:
+    input: the signal.
+    weight: ``(C_out, C_in / groups, kW)``.
+    bias: optional ``(C_out,)``.
+    stride, padding, dilation: ints or 1-tuples; padding may also be ``'valid'`` or ``'same'``.
+    groups: split the channels into this many independent convolutions.
+
+Returns:
+    ``(N, C_out, L_out)`` (no batch dim if the input had none).
+
+Autograd:
+    records ``ConvolutionBackward0``, which saves the input and weight and gives gradients for input, weight
+    and bias (twice differentiable).
+
+Example::
+
+    >>> x = leafgrad.ones(1, 2, 5)
+    >>> w = leafgrad.ones(3, 2, 3, requires_grad=True)
+    >>> y = F.conv1d(x, w, padding=1)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 3, 5]), 'ConvolutionBackward0')
+"""
+
+DOCS["conv2d"] = """\
+A 2-d convolution (cross-correlation, like torch) over ``(N, C_in, H, W)`` or unbatched ``(C_in, H, W)``
+input.
+
+Args:
+    input: the image batch.
+    weight: ``(C_out, C_in / groups, kH, kW)``.
+    bias: optional ``(C_out,)``.
+    stride, padding, dilation: ints or pairs; padding may also be ``'valid'`` or ``'same'``.
+    groups: split the channels into this many independent convolutions.
+
+Returns:
+    ``(N, C_out, H_out, W_out)`` (no batch dim if the input had none).
+
+Autograd:
+    records ``ConvolutionBackward0``, which saves the input and weight and gives gradients for input, weight
+    and bias (twice differentiable).
+
+Example::
+
+    >>> x = leafgrad.ones(1, 3, 8, 8)
+    >>> w = leafgrad.ones(4, 3, 3, 3, requires_grad=True)
+    >>> y = F.conv2d(x, w, stride=2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 4, 3, 3]), 'ConvolutionBackward0')
+"""
+
+DOCS["max_pool2d"] = """\
+The maximum over each ``kernel_size`` window of a ``(N, C, H, W)`` or ``(C, H, W)`` input.
+
+Args:
+    kernel_size: int or pair.
+    stride: defaults to ``kernel_size``.
+    padding: implicit ``-inf`` padding on each side (at most half the kernel).
+    dilation: spacing between window elements.
+    ceil_mode: round the output size up instead of down.
+    return_indices: also return the flat index of each maximum (for ``max_unpool2d``).
+
+Returns:
+    the pooled tensor, or ``(pooled, indices)`` with ``return_indices=True``.
+
+Autograd:
+    records ``MaxPool2DWithIndicesBackward0``, which saves the input and the indices and routes each
+    gradient to the element that was the maximum.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 1, 4, 4).requires_grad_()
+    >>> F.max_pool2d(x, 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]], grad_fn=<MaxPool2DWithIndicesBackward0>)
+"""
+
+DOCS["avg_pool2d"] = """\
+The mean over each ``kernel_size`` window of a ``(N, C, H, W)`` or ``(C, H, W)`` input.
+
+Args:
+    kernel_size: int or pair.
+    stride: defaults to ``kernel_size``.
+    padding: implicit zero padding on each side.
+    ceil_mode: round the output size up instead of down.
+    count_include_pad: whether the zero padding counts in the divisor.
+    divisor_override: divide by this instead of the window size.
+
+Returns:
+    the pooled tensor.
+
+Autograd:
+    records ``AvgPool2DBackward0``, which saves the input: each gradient is spread evenly over its window.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 1, 4, 4).requires_grad_()
+    >>> F.avg_pool2d(x, 2)
+    tensor([[[[ 2.5000,  4.5000],
+              [10.5000, 12.5000]]]], grad_fn=<AvgPool2DBackward0>)
+"""
+
+DOCS["adaptive_avg_pool2d"] = """\
+Average pooling whose windows are chosen so the output has exactly ``output_size``.
+
+Args:
+    input: ``(N, C, H, W)`` or ``(C, H, W)``.
+    output_size: an int or a pair; ``None`` in a pair keeps that input size.
+
+Returns:
+    ``(N, C, *output_size)``.
+
+Autograd:
+    records ``AdaptiveAvgPool2DBackward0``; window ``i`` covers rows ``floor(i*H/out)`` to
+    ``ceil((i+1)*H/out)``, as in torch, so windows may overlap.
+
+Example::
+
+    >>> x = leafgrad.ones(1, 2, 5, 7, requires_grad=True)
+    >>> y = F.adaptive_avg_pool2d(x, (2, 3))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 2, 2, 3]), 'AdaptiveAvgPool2DBackward0')
+"""
+
+DOCS["embedding"] = """\
+Look up rows of ``weight`` by integer index: ``weight[input]``.
+
+Args:
+    input: an integer tensor of indices, any shape.
+    weight: ``(num_embeddings, embedding_dim)``.
+    padding_idx: the row at this index gets no gradient.
+    max_norm: rows looked up are first renormalised in place (under no_grad) to at most this norm.
+    norm_type: the p of that norm.
+    scale_grad_by_freq: divide each row's gradient by how often it occurs in the batch.
+    sparse: accepted, but leafgrad has no sparse layout: the weight's gradient is dense (torch gives a
+        sparse_coo one).
+
+Returns:
+    a tensor of shape ``input.shape + (embedding_dim,)``.
+
+Autograd:
+    records ``EmbeddingBackward0``, which saves the indices and scatter-adds the gradient into the looked-up
+    rows of ``weight``.
+
+Example::
+
+    >>> w = leafgrad.arange(6.).reshape(3, 2).requires_grad_()
+    >>> F.embedding(leafgrad.tensor([2, 0]), w)
+    tensor([[4., 5.],
+            [0., 1.]], grad_fn=<EmbeddingBackward0>)
+"""
+
+DOCS["dropout1d"] = """\
+Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p`` while training, scaling
+the kept ones by ``1/(1-p)``.
+
+Args:
+    p: the probability a channel is zeroed.
+    training: with ``False`` the input is returned unchanged.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    a multiplication by a random 0/scale mask, one value per channel: ``MulBackward0``.
+
+Example::
+
+    >>> x = leafgrad.ones(2, 3, 4, requires_grad=True)
+    >>> F.dropout1d(x, 0.5, training=False) is x
+    True
+    >>> F.dropout1d(x, 0.5).grad_fn.name()
+    'MulBackward0'
+"""
+
+DOCS["dropout2d"] = """\
+Zero whole channels (feature maps) of a ``(N, C, H, W)`` or ``(C, H, W)`` input with probability ``p`` while
+training, scaling the kept ones by ``1/(1-p)``.
+
+Args:
+    p: the probability a channel is zeroed.
+    training: with ``False`` the input is returned unchanged.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    a multiplication by a random 0/scale mask, one value per channel: ``MulBackward0``.
+
+Example::
+
+    >>> x = leafgrad.ones(2, 3, 4, 4, requires_grad=True)
+    >>> F.dropout2d(x, 0.25).grad_fn.name()
+    'MulBackward0'
+"""
+
+DOCS["batch_norm"] = """\
+Normalise each channel (dim 1) by its mean and variance, then scale by ``weight`` and shift by ``bias``.
+
+Args:
+    input: ``(N, C, *)``.
+    running_mean, running_var: ``(C,)`` buffers; while training they are updated in place with ``momentum``
+        (the variance unbiased); otherwise they are the statistics used.
+    weight, bias: optional ``(C,)`` affine parameters.
+    training: use the batch's statistics (and update the running ones).
+    momentum: weight of the new batch in the running averages.
+    eps: added to the variance before the square root.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``NativeBatchNormBackward0``, which saves the input, weight, running buffers, and the batch mean
+    and inverse std; gradients reach input, weight and bias. The running buffers get no gradient and their
+    version counters go up.
+
+Example::
+
+    >>> x = leafgrad.arange(8.).reshape(4, 2).requires_grad_()
+    >>> rm, rv = leafgrad.zeros(2), leafgrad.ones(2)
+    >>> y = F.batch_norm(x, rm, rv, training=True)
+    >>> y.grad_fn.name(), rm
+    ('NativeBatchNormBackward0', tensor([0.3000, 0.4000]))
+"""
+
+DOCS["layer_norm"] = """\
+Normalise over the last ``len(normalized_shape)`` dims of each sample, then apply the optional elementwise
+affine.
+
+Args:
+    input: ``(*, *normalized_shape)``.
+    normalized_shape: the trailing shape to normalise over.
+    weight, bias: optional tensors of ``normalized_shape``.
+    eps: added to the (biased) variance before the square root.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``NativeLayerNormBackward0``, which saves the input, weight, mean and inverse std (twice
+    differentiable).
+
+Example::
+
+    >>> x = leafgrad.tensor([[1., 2., 3.]], requires_grad=True)
+    >>> F.layer_norm(x, (3,))
+    tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<NativeLayerNormBackward0>)
+"""
+
+DOCS["relu"] = """\
+``max(input, 0)`` elementwise.
+
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input`` (same as ``relu_``).
+
+Returns:
+    the rectified tensor (``input`` itself with ``inplace=True``).
+
+Autograd:
+    records ``ReluBackward0``, which saves the result: the gradient passes where the result is positive.
+
+Example::
+
+    >>> x = leafgrad.tensor([-1., 0.5, 2.], requires_grad=True)
+    >>> F.relu(x)
+    tensor([0.0000, 0.5000, 2.0000], grad_fn=<ReluBackward0>)
+"""
+
+DOCS["relu_"] = """\
+In-place ``relu``: ``input`` becomes ``max(input, 0)``.
+
+Args:
+    input: a tensor autograd allows to be written (not a leaf that requires grad, nor a view of one).
+
+Returns:
+    ``input`` itself, its version counter bumped.
+
+Autograd:
+    the tensor's grad_fn becomes ``ReluBackward0`` (saving the result); writing into a leaf that requires
+    grad raises RuntimeError.
+
+Example::
+
+    >>> x = leafgrad.tensor([-1., 0.5, 2.], requires_grad=True)
+    >>> y = x * 1
+    >>> F.relu_(y) is y, y
+    (True, tensor([0.0000, 0.5000, 2.0000], grad_fn=<ReluBackward0>))
+"""
+
+DOCS["relu6"] = """\
+``min(max(input, 0), 6)`` elementwise: ``hardtanh`` with bounds 0 and 6.
+
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    the clipped tensor.
+
+Autograd:
+    records ``HardtanhBackward0`` as torch does (relu6 is hardtanh(0, 6)); the gradient passes strictly
+    inside (0, 6).
+
+Example::
+
+    >>> F.relu6(leafgrad.tensor([-1., 3., 9.], requires_grad=True))
+    tensor([0., 3., 6.], grad_fn=<HardtanhBackward0>)
+"""
+
+DOCS["hardtanh"] = """\
+Clip elementwise to ``[min_val, max_val]``.
+
+Args:
+    input: any floating tensor.
+    min_val, max_val: the bounds (``min_val <= max_val``).
+    inplace: write the result into ``input``.
+
+Returns:
+    the clipped tensor.
+
+Autograd:
+    records ``HardtanhBackward0``, which saves the input: the gradient passes strictly between the bounds,
+    zero elsewhere.
+
+Example::
+
+    >>> F.hardtanh(leafgrad.tensor([-2., 0.5, 2.], requires_grad=True))
+    tensor([-1.0000,  0.5000,  1.0000], grad_fn=<HardtanhBackward0>)
+"""
+
+DOCS["gelu"] = """\
+The Gaussian error linear unit ``x * Phi(x)`` (``Phi`` the standard normal CDF), or its tanh approximation.
+
+Args:
+    input: any floating tensor.
+    approximate: ``'none'`` (exact, erf) or ``'tanh'``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``GeluBackward0``, which saves the input (twice differentiable).
+
+Example::
+
+    >>> F.gelu(leafgrad.tensor([-1., 0., 1.], requires_grad=True))
+    tensor([-0.1587,  0.0000,  0.8413], grad_fn=<GeluBackward0>)
+"""
+
+DOCS["silu"] = """\
+The sigmoid-weighted linear unit (swish): ``x * sigmoid(x)``.
+
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``SiluBackward0``, which saves the input.
+
+Example::
+
+    >>> F.silu(leafgrad.tensor([-1., 0., 1.], requires_grad=True))
+    tensor([-0.2689,  0.0000,  0.7311], grad_fn=<SiluBackward0>)
+"""
+
+DOCS["leaky_relu"] = """\
+``x`` where positive, ``negative_slope * x`` elsewhere.
+
+Args:
+    input: any floating tensor.
+    negative_slope: the slope for negative inputs.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``LeakyReluBackward0``, which saves the input.
+
+Example::
+
+    >>> F.leaky_relu(leafgrad.tensor([-2., 3.], requires_grad=True), 0.1)
+    tensor([-0.2000,  3.0000], grad_fn=<LeakyReluBackward0>)
+"""
+
+DOCS["elu"] = """\
+The exponential linear unit: ``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+Args:
+    input: any floating tensor.
+    alpha: the saturation value for large negative inputs.
+    inplace: write the result into ``input`` (as ``elu_``).
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``EluBackward0``, which saves the input (``EluBackward1``, saving the result, when in place).
+
+Example::
+
+    >>> F.elu(leafgrad.tensor([-1., 2.], requires_grad=True))
+    tensor([-0.6321,  2.0000], grad_fn=<EluBackward0>)
+"""
+
+DOCS["elu_"] = """\
+In-place ``elu``.
+
+Args:
+    input: a tensor autograd allows to be written.
+    alpha: the saturation value for large negative inputs.
+
+Returns:
+    ``input`` itself, its version counter bumped.
+
+Autograd:
+    the grad_fn becomes ``EluBackward1``, which saves the result (the input is overwritten); an in-place
+    write into a leaf that requires grad raises RuntimeError.
+
+Example::
+
+    >>> y = leafgrad.tensor([-1., 2.], requires_grad=True) * 1
+    >>> F.elu_(y).grad_fn.name()
+    'EluBackward1'
+"""
+
+DOCS["selu_"] = """\
+In-place ``selu``: ``scale * elu(x, alpha)`` with the fixed self-normalising constants (scale ~1.0507, alpha
+~1.6733).
+
+Args:
+    input: a tensor autograd allows to be written.
+
+Returns:
+    ``input`` itself, its version counter bumped.
+
+Autograd:
+    the grad_fn becomes ``EluBackward1`` (as torch: selu is elu with scales), which saves the result.
+
+Example::
+
+    >>> y = leafgrad.tensor([-1., 2.], requires_grad=True) * 1
+    >>> F.selu_(y).grad_fn.name()
+    'EluBackward1'
+"""
+
+DOCS["celu_"] = """\
+In-place ``celu``: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+Args:
+    input: a tensor autograd allows to be written.
+    alpha: must not be 0.
+
+Returns:
+    ``input`` itself, its version counter bumped.
+
+Autograd:
+    the grad_fn becomes ``CeluBackward1``, which saves the result.
+
+Example::
+
+    >>> y = leafgrad.tensor([-1., 2.], requires_grad=True) * 1
+    >>> F.celu_(y, 2.0).grad_fn.name()
+    'CeluBackward1'
+"""
+
+DOCS["threshold_"] = """\
+In place: elements not greater than ``threshold`` are replaced by ``value``.
+
+Args:
+    input: a tensor autograd allows to be written.
+    threshold: the cut-off.
+    value: the replacement.
+
+Returns:
+    ``input`` itself, its version counter bumped.
+
+Autograd:
+    the grad_fn becomes ``ThresholdBackward1``, which saves the result: the gradient passes where the result
+    is above ``threshold``.
+
+Example::
+
+    >>> y = leafgrad.tensor([0.05, 2.], requires_grad=True) * 1
+    >>> F.threshold_(y, 0.1, 0.0)
+    tensor([0., 2.], grad_fn=<ThresholdBackward1>)
+"""
+
+DOCS["softplus"] = """\
+A smooth relu: ``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (for
+numerical stability).
+
+Args:
+    input: any floating tensor.
+    beta: the sharpness.
+    threshold: above this (times beta) the function is linear.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``SoftplusBackward0``, which saves the input.
+
+Example::
+
+    >>> F.softplus(leafgrad.tensor([-1., 0., 30.], requires_grad=True))
+    tensor([ 0.3133,  0.6931, 30.0000], grad_fn=<SoftplusBackward0>)
+"""
+
+DOCS["logsigmoid"] = """\
+``log(sigmoid(x))`` computed stably (``-softplus(-x)``).
+
+Args:
+    input: any floating tensor.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``LogSigmoidBackward0``, which saves the input and a buffer.
+
+Example::
+
+    >>> F.logsigmoid(leafgrad.tensor([-1., 0., 1.], requires_grad=True))
+    tensor([-1.3133, -0.6931, -0.3133], grad_fn=<LogSigmoidBackward0>)
+"""
+
+DOCS["softmax"] = """\
+``exp(x) / exp(x).sum(dim)``: each slice along ``dim`` becomes a probability vector.
+
+Args:
+    input: any floating tensor.
+    dim: the dim to normalise over (``None`` picks torch's legacy default with a warning).
+    dtype: cast the input to this dtype first.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``SoftmaxBackward0``, which saves the result.
+
+Example::
+
+    >>> F.softmax(leafgrad.tensor([[1., 2., 3.]], requires_grad=True), dim=1)
+    tensor([[0.0900, 0.2447, 0.6652]], grad_fn=<SoftmaxBackward0>)
+"""
+
+DOCS["log_softmax"] = """\
+``x - logsumexp(x, dim)``: the log of ``softmax``, computed without overflow.
+
+Args:
+    input: any floating tensor.
+    dim: the dim to normalise over (``None`` picks torch's legacy default with a warning).
+    dtype: cast the input to this dtype first.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``LogSoftmaxBackward0``, which saves the result.
+
+Example::
+
+    >>> F.log_softmax(leafgrad.tensor([[1., 2., 3.]], requires_grad=True), dim=1)
+    tensor([[-2.4076, -1.4076, -0.4076]], grad_fn=<LogSoftmaxBackward0>)
+"""
+
+DOCS["nll_loss"] = """\
+The negative log likelihood loss: ``-input[n, target[n]]`` (times ``weight[target[n]]``), for log-
+probabilities.
+
+Args:
+    input: ``(N, C)`` or ``(N, C, d1, ...)`` log-probabilities (or ``(C,)`` unbatched).
+    target: class indices, ``(N)`` or ``(N, d1, ...)``.
+    weight: optional ``(C,)`` class weights.
+    ignore_index: targets equal to this contribute nothing (nor to the mean's divisor).
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+
+Returns:
+    a scalar, or the per-element losses with ``reduction='none'``. The mean divides by the sum of the
+    weights of the targets used.
+
+Autograd:
+    records ``NllLossBackward0`` (``NllLoss2DBackward0`` for 4-d input), which saves the input, target and
+    weight.
+
+Example::
+
+    >>> logp = F.log_softmax(leafgrad.tensor([[1., 2., 3.]], requires_grad=True), dim=1)
+    >>> F.nll_loss(logp, leafgrad.tensor([2]))
+    tensor(0.4076, grad_fn=<NllLossBackward0>)
+"""
+
+DOCS["mse_loss"] = """\
+The mean squared error ``(input - target) ** 2``, reduced.
+
+Args:
+    input, target: broadcastable tensors (a different shape warns, as in torch).
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    weight: optional elementwise weights.
+
+Returns:
+    a scalar, or the elementwise squared errors with ``reduction='none'``.
+
+Autograd:
+    records ``MseLossBackward0``, which saves input and target; both get gradients if they require them.
+
+Example::
+
+    >>> x = leafgrad.tensor([1., 2.], requires_grad=True)
+    >>> F.mse_loss(x, leafgrad.tensor([0., 0.]))
+    tensor(2.5000, grad_fn=<MseLossBackward0>)
+"""
+
+DOCS["l1_loss"] = """\
+The mean absolute error ``|input - target|``, reduced.
+
+Args:
+    input, target: broadcastable tensors (a different shape warns, as in torch).
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    weight: optional elementwise weights.
+
+Returns:
+    a scalar, or the elementwise absolute errors with ``reduction='none'``.
+
+Autograd:
+    composed as torch composes it: ``abs(input - target)`` then the reduction, so the root is
+    ``MeanBackward0`` (``SumBackward0`` for sum).
+
+Example::
+
+    >>> x = leafgrad.tensor([1., -2.], requires_grad=True)
+    >>> F.l1_loss(x, leafgrad.zeros(2))
+    tensor(1.5000, grad_fn=<MeanBackward0>)
+"""
+
+DOCS["smooth_l1_loss"] = """\
+Squared error below ``beta``, absolute error above: ``0.5 * d**2 / beta`` if ``|d| < beta`` else ``|d| - 0.5
+* beta``.
+
+Args:
+    input, target: broadcastable tensors.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    beta: the switch point (``beta=0`` is l1_loss; must not be negative).
+
+Returns:
+    a scalar, or the elementwise losses with ``reduction='none'``.
+
+Autograd:
+    records ``SmoothL1LossBackward0``, which saves input and target.
+
+Example::
+
+    >>> x = leafgrad.tensor([0.5, 3.], requires_grad=True)
+    >>> F.smooth_l1_loss(x, leafgrad.zeros(2))
+    tensor(1.3125, grad_fn=<SmoothL1LossBackward0>)
+"""
+
+DOCS["huber_loss"] = """\
+The Huber loss: ``0.5 * d**2`` if ``|d| < delta`` else ``delta * (|d| - 0.5 * delta)`` (smooth_l1_loss times
+``delta``).
+
+Args:
+    input, target: broadcastable tensors.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'``.
+    delta: the switch point, a positive number.
+    weight: optional elementwise weights.
+
+Returns:
+    a scalar, or the elementwise losses with ``reduction='none'``.
+
+Autograd:
+    records ``HuberLossBackward0``, which saves input and target.
+
+Example::
+
+    >>> x = leafgrad.tensor([0.5, 3.], requires_grad=True)
+    >>> F.huber_loss(x, leafgrad.zeros(2), delta=2.0)
+    tensor(2.0625, grad_fn=<HuberLossBackward0>)
+"""
+
+DOCS["binary_cross_entropy"] = """\
+The binary cross entropy ``-(t * log(p) + (1 - t) * log(1 - p))`` between probabilities ``p`` and targets
+``t``.
+
+Args:
+    input: probabilities in [0, 1] (values outside raise RuntimeError); the log is clamped at -100 as in
+        torch.
+    target: same shape as input (a different size raises ValueError).
+    weight: optional weights broadcast to input's shape.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+
+Returns:
+    a scalar, or the elementwise losses with ``reduction='none'``.
+
+Autograd:
+    records ``BinaryCrossEntropyBackward0``, which saves input, target and weight; the target gets a
+    gradient too where it requires one.
+
+Example::
+
+    >>> p = leafgrad.tensor([0.9, 0.2], requires_grad=True)
+    >>> F.binary_cross_entropy(p, leafgrad.tensor([1., 0.]))
+    tensor(0.1643, grad_fn=<BinaryCrossEntropyBackward0>)
+"""
+
+DOCS["binary_cross_entropy_with_logits"] = """\
+Binary cross entropy on logits: ``sigmoid`` and the loss in one numerically stable step.
+
+Args:
+    input: logits, any shape.
+    target: same shape (a different size raises ValueError).
+    weight: optional weights broadcast to input's shape.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    pos_weight: a weight for the positive term, broadcast along the last dim (per class).
+
+Returns:
+    a scalar, or the elementwise losses with ``reduction='none'``.
+
+Autograd:
+    records ``BinaryCrossEntropyWithLogitsBackward0``, which saves input, target, weight and pos_weight.
+
+Example::
+
+    >>> z = leafgrad.tensor([2., -1.], requires_grad=True)
+    >>> F.binary_cross_entropy_with_logits(z, leafgrad.tensor([1., 0.]))
+    tensor(0.2201, grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)
+"""
+
+DOCS["pad"] = """\
+Pad the last dims: ``pad`` lists (left, right) amounts starting from the last dim, e.g. ``(1, 2)`` pads the
+last dim by 1 before and 2 after.
+
+Args:
+    input: the tensor to pad.
+    pad: an even-length sequence of ints; negative amounts crop.
+    mode: ``'constant'``, ``'reflect'``, ``'replicate'`` or ``'circular'`` (the last three pad 1 to 3
+        trailing dims of a batched or unbatched input).
+    value: the fill for ``'constant'`` (default 0).
+
+Returns:
+    the padded tensor.
+
+Autograd:
+    records ``ConstantPadNdBackward0`` for constant mode, and torch's ``ReflectionPad{1,2,3}DBackward0`` /
+    ``ReplicationPad{1,2,3}DBackward0`` nodes for the others; the gradient of the padding is dropped
+    (reflect and replicate add it onto the elements copied).
+
+Example::
+
+    >>> x = leafgrad.tensor([[1., 2.]], requires_grad=True)
+    >>> F.pad(x, (1, 2))
+    tensor([[0., 1., 2., 0., 0.]], grad_fn=<ConstantPadNdBackward0>)
+    >>> F.pad(x, (1, 1), mode='replicate')
+    tensor([[1., 1., 2., 2.]], grad_fn=<ReplicationPad1DBackward0>)
+"""
+
+DOCS["one_hot"] = """\
+Turn integer class indices into one-hot rows: ``out[..., i] = 1`` where ``i == tensor[...]``.
+
+Args:
+    tensor: a tensor of int64 indices, all non-negative.
+    num_classes: the length of the new last dim; ``-1`` means ``tensor.max() + 1``.
+
+Returns:
+    an int64 tensor of shape ``tensor.shape + (num_classes,)``.
+
+Autograd:
+    integer output: nothing is recorded and the result never requires grad.
+
+Example::
+
+    >>> F.one_hot(leafgrad.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+"""
+
+DOCS["normalize"] = """\
+Divide by the ``p``-norm along ``dim``: ``x / max(||x||_p, eps)``.
+
+Args:
+    input: any floating tensor.
+    p: the norm's exponent.
+    dim: the dim (or dims) the norm runs over.
+    eps: a floor on the norm, so all-zero slices stay zero.
+    out: optional tensor to write the result into.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    composed as in torch: ``norm``, ``clamp_min``, ``expand_as`` and a division, so the root is
+    ``DivBackward0``.
+
+Example::
+
+    >>> F.normalize(leafgrad.tensor([[3., 4.]], requires_grad=True))
+    tensor([[0.6000, 0.8000]], grad_fn=<DivBackward0>)
+"""
+
+DOCS["max_pool1d"] = """\
+The maximum over each ``kernel_size`` window of a ``(N, C, L)`` or ``(C, L)`` input.
+
+Args:
+    kernel_size: int.
+    stride: defaults to ``kernel_size``.
+    padding: implicit ``-inf`` padding on each side (at most half the kernel).
+    dilation: spacing between window elements.
+    ceil_mode: round the output length up.
+    return_indices: also return the index of each maximum.
+
+Returns:
+    the pooled tensor, or ``(pooled, indices)``.
+
+Autograd:
+    composed as torch's CPU route: ``unsqueeze``, 2-d max pooling, ``squeeze``, so the root is
+    ``SqueezeBackward1`` over ``MaxPool2DWithIndicesBackward0``.
+
+Example::
+
+    >>> F.max_pool1d(leafgrad.tensor([[1., 5., 2., 3.]], requires_grad=True), 2)
+    tensor([[5., 3.]], grad_fn=<SqueezeBackward1>)
+"""
+
+DOCS["avg_pool1d"] = """\
+The mean over each ``kernel_size`` window of a ``(N, C, L)`` or ``(C, L)`` input.
+
+Args:
+    kernel_size: int.
+    stride: defaults to ``kernel_size``.
+    padding: implicit zero padding on each side.
+    ceil_mode: round the output length up.
+    count_include_pad: whether the zero padding counts in the divisor.
+
+Returns:
+    the pooled tensor.
+
+Autograd:
+    composed as torch's route: ``unsqueeze``, 2-d average pooling, ``squeeze`` (root ``SqueezeBackward1``).
+
+Example::
+
+    >>> F.avg_pool1d(leafgrad.tensor([[1., 5., 2., 3.]], requires_grad=True), 2)
+    tensor([[3.0000, 2.5000]], grad_fn=<SqueezeBackward1>)
+"""
+
+DOCS["adaptive_avg_pool1d"] = """\
+Average pooling of a ``(N, C, L)`` or ``(C, L)`` input into exactly ``output_size`` windows.
+
+Args:
+    output_size: the output length (an int or a 1-tuple).
+
+Returns:
+    ``(N, C, output_size)``.
+
+Autograd:
+    composed as torch's route over the 2-d op: the root is ``SqueezeBackward1`` over
+    ``AdaptiveAvgPool2DBackward0``.
+
+Example::
+
+    >>> F.adaptive_avg_pool1d(leafgrad.tensor([[1., 2., 3., 4., 5.]], requires_grad=True), 2)
+    tensor([[2., 4.]], grad_fn=<SqueezeBackward1>)
+"""
+
+DOCS["adaptive_max_pool1d"] = """\
+Max pooling of a ``(N, C, L)`` or ``(C, L)`` input into exactly ``output_size`` windows.
+
+Args:
+    output_size: the output length.
+    return_indices: also return the index of each maximum.
+
+Returns:
+    ``(N, C, output_size)``, or ``(pooled, indices)``.
+
+Autograd:
+    composed over the 2-d op: the root is ``SqueezeBackward1`` over ``AdaptiveMaxPool2DBackward0``.
+
+Example::
+
+    >>> F.adaptive_max_pool1d(leafgrad.tensor([[1., 5., 3., 4., 2.]], requires_grad=True), 2)
+    tensor([[5., 4.]], grad_fn=<SqueezeBackward1>)
+"""
+
+DOCS["adaptive_max_pool2d"] = """\
+Max pooling whose windows are chosen so the output has exactly ``output_size``.
+
+Args:
+    input: ``(N, C, H, W)`` or ``(C, H, W)``.
+    output_size: an int or a pair; ``None`` in a pair keeps that input size.
+    return_indices: also return the flat index of each maximum.
+
+Returns:
+    ``(N, C, *output_size)``, or ``(pooled, indices)``.
+
+Autograd:
+    records ``AdaptiveMaxPool2DBackward0``, which saves the input and the indices; each gradient goes to its
+    window's maximum.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 4, 4).requires_grad_()
+    >>> F.adaptive_max_pool2d(x, 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]], grad_fn=<AdaptiveMaxPool2DBackward0>)
+"""
+
+DOCS["lp_pool1d"] = """\
+Power-average pooling: ``(sum of x**p over each window) ** (1/p)`` of a ``(N, C, L)`` or ``(C, L)`` input.
+
+Args:
+    norm_type: the power p (p=1 is sum pooling; large p approaches max pooling).
+    kernel_size: int.
+    stride: defaults to ``kernel_size``.
+    ceil_mode: round the output length up.
+
+Returns:
+    the pooled tensor.
+
+Autograd:
+    composed as torch composes it (``pow``, ``avg_pool1d``, ``sign``/``relu`` and a final ``pow``), so the
+    root is ``PowBackward0``.
+
+Example::
+
+    >>> F.lp_pool1d(leafgrad.tensor([[3., 4., 1., 1.]], requires_grad=True), 2, 2)
+    tensor([[5.0000, 1.4142]], grad_fn=<PowBackward0>)
+"""
+
+DOCS["max_unpool1d"] = """\
+The partial inverse of ``max_pool1d``: put each value back at the index ``max_pool1d`` returned, zeros
+elsewhere.
+
+Args:
+    input: the pooled values, ``(N, C, L)`` or ``(C, L)``.
+    indices: the indices from ``max_pool1d(..., return_indices=True)``.
+    kernel_size, stride, padding: those of the pooling.
+    output_size: the exact length to restore (when several input lengths pool to the same size).
+
+Returns:
+    a tensor of the unpooled length.
+
+Autograd:
+    composed over the 2-d unpooling (root ``SqueezeBackward1``); the gradient of each value is read back
+    from its index.
+
+Example::
+
+    >>> x = leafgrad.tensor([[1., 5., 2., 3.]], requires_grad=True)
+    >>> y, i = F.max_pool1d(x, 2, return_indices=True)
+    >>> F.max_unpool1d(y, i, 2)
+    tensor([[0., 5., 0., 3.]], grad_fn=<SqueezeBackward1>)
+"""
+
+# functions whose source gives a one-line summary: the sections that follow it
+SECTIONS: dict = {}
+
+SECTIONS["linear"] = """\
+Args:
+    input: ``(*, in_features)``.
+    weight: ``(out_features, in_features)``.
+    bias: optional ``(out_features,)``.
+
+Returns:
+    ``(*, out_features)``.
+
+Autograd:
+    a matrix input records ``AddmmBackward0`` (``MmBackward0`` without bias); other ranks are flattened to a
+    matrix and viewed back, so the root is ``ViewBackward0``, as in torch.
+
+Example::
+
+    >>> x = leafgrad.ones(4, 3)
+    >>> w = leafgrad.ones(2, 3, requires_grad=True)
+    >>> y = F.linear(x, w, leafgrad.zeros(2))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([4, 2]), 'AddmmBackward0')
+"""
+
+SECTIONS["dropout"] = """\
+Args:
+    input: any tensor.
+    p: the probability an element is zeroed (0 <= p <= 1, else ValueError).
+    training: with ``False`` the input is returned unchanged.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    a multiplication by a random 0/scale mask: ``MulBackward0``; the same mask scales the gradient.
+
+Example::
+
+    >>> x = leafgrad.ones(4, requires_grad=True)
+    >>> F.dropout(x, 0.5, training=False) is x
+    True
+    >>> F.dropout(x, 0.5).grad_fn.name()
+    'MulBackward0'
+"""
+
+SECTIONS["cross_entropy"] = """\
+Args:
+    input: logits ``(N, C)``, ``(N, C, d1, ...)`` or unbatched ``(C,)``.
+    target: class indices ``(N)``/``(N, d1, ...)``, or class probabilities shaped like input.
+    weight: optional ``(C,)`` class weights.
+    ignore_index: index targets equal to this contribute nothing.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'`` (per element). size_average/reduce: the
+        deprecated spellings, mapped onto reduction as torch does.
+    label_smoothing: mix this much of the uniform distribution into the targets (0 to 1).
+
+Returns:
+    a scalar, or the per-sample losses with ``reduction='none'``.
+
+Autograd:
+    composed as torch: ``LogSoftmaxBackward0`` under ``NllLossBackward0`` for index targets; probability
+    targets and label smoothing add the arithmetic torch's composition records.
+
+Example::
+
+    >>> logits = leafgrad.tensor([[2., 0.5, -1.]], requires_grad=True)
+    >>> loss = F.cross_entropy(logits, leafgrad.tensor([0]))
+    >>> loss.grad_fn.name(), loss.grad_fn.next_functions[0][0].name()
+    ('NllLossBackward0', 'LogSoftmaxBackward0')
+"""
+
+SECTIONS["selu"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input`` (as ``selu_``).
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``EluBackward0`` (saving the input), torch's ELU node with selu's scales.
+
+Example::
+
+    >>> F.selu(leafgrad.tensor([-1., 1.], requires_grad=True)).grad_fn.name()
+    'EluBackward0'
+"""
+
+SECTIONS["celu"] = """\
+Args:
+    input: any floating tensor.
+    alpha: the saturation value (not 0).
+    inplace: write the result into ``input`` (as ``celu_``).
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``CeluBackward0``, which saves the input.
+
+Example::
+
+    >>> F.celu(leafgrad.tensor([-1., 1.], requires_grad=True)).grad_fn.name()
+    'CeluBackward0'
+"""
+
+SECTIONS["mish"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``MishBackward0``, which saves the input.
+
+Example::
+
+    >>> F.mish(leafgrad.tensor([-1., 0., 1.], requires_grad=True))
+    tensor([-0.3034,  0.0000,  0.8651], grad_fn=<MishBackward0>)
+"""
+
+SECTIONS["hardsigmoid"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``, values in [0, 1].
+
+Autograd:
+    records ``HardsigmoidBackward0`` (saves the input): gradient 1/6 inside (-3, 3), 0 outside.
+
+Example::
+
+    >>> F.hardsigmoid(leafgrad.tensor([-4., 0., 1.5], requires_grad=True))
+    tensor([0.0000, 0.5000, 0.7500], grad_fn=<HardsigmoidBackward0>)
+"""
+
+SECTIONS["hardswish"] = """\
+Args:
+    input: any floating tensor.
+    inplace: write the result into ``input``.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``HardswishBackward0``, which saves the input.
+
+Example::
+
+    >>> F.hardswish(leafgrad.tensor([-4., 0., 1.5], requires_grad=True))
+    tensor([-0.0000, 0.0000, 1.1250], grad_fn=<HardswishBackward0>)
+"""
+
+SECTIONS["softsign"] = """\
+Args:
+    input: any floating tensor.
+
+Returns:
+    a tensor shaped like ``input``, values in (-1, 1).
+
+Autograd:
+    the root is ``DivBackward0`` over ``AddBackward0`` and ``AbsBackward0``, as torch's Python composition
+    records.
+
+Example::
+
+    >>> F.softsign(leafgrad.tensor([-3., 1.], requires_grad=True))
+    tensor([-0.7500,  0.5000], grad_fn=<DivBackward0>)
+"""
+
+SECTIONS["glu"] = """\
+Args:
+    input: a tensor whose size along ``dim`` is even.
+    dim: the dim split in two halves ``a`` and ``b`` (default -1).
+
+Returns:
+    ``a * sigmoid(b)``, half the size along ``dim``.
+
+Autograd:
+    records ``GluBackward0``, which saves the input.
+
+Example::
+
+    >>> y = F.glu(leafgrad.ones(2, 4, requires_grad=True))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([2, 2]), 'GluBackward0')
+"""
+
+SECTIONS["softmin"] = """\
+Args:
+    input: any floating tensor.
+    dim: the dim to normalise over.
+    dtype: cast the input to this dtype first.
+
+Returns:
+    a tensor shaped like ``input``: each slice along ``dim`` sums to 1, small values getting the most
+    weight.
+
+Autograd:
+    ``SoftmaxBackward0`` over ``NegBackward0``.
+
+Example::
+
+    >>> F.softmin(leafgrad.tensor([[1., 2., 3.]], requires_grad=True), dim=1)
+    tensor([[0.6652, 0.2447, 0.0900]], grad_fn=<SoftmaxBackward0>)
+"""
+
+SECTIONS["kl_div"] = """\
+Args:
+    input: log-probabilities.
+    target: probabilities (or log-probabilities with ``log_target=True``), shaped like input.
+    reduction: ``'mean'`` (over all elements; torch warns that ``'batchmean'`` is the true KL divergence),
+        ``'batchmean'`` (sum divided by the batch size), ``'sum'`` or ``'none'``.
+    log_target: the target is given as log-probabilities.
+    size_average/reduce: the deprecated spellings, mapped onto reduction as torch does.
+
+Returns:
+    a scalar, or the elementwise terms with ``reduction='none'``.
+
+Autograd:
+    composed as torch (``target * (log(target) - input)`` and the reduction); with ``'batchmean'`` the root
+    is ``DivBackward0``.
+
+Example::
+
+    >>> logq = F.log_softmax(leafgrad.tensor([[1., 2.]], requires_grad=True), dim=1)
+    >>> F.kl_div(logq, leafgrad.tensor([[0.5, 0.5]]), reduction='batchmean')
+    tensor(0.1201, grad_fn=<DivBackward0>)
+"""
+
+SECTIONS["cosine_similarity"] = """\
+Args:
+    x1, x2: broadcastable tensors.
+    dim: the dim the vectors lie along (default 1).
+    eps: the floor on each norm.
+
+Returns:
+    the similarities, with ``dim`` removed.
+
+Autograd:
+    composed as torch computes it; the root is ``SumBackward1`` (the sum over ``dim``).
+
+Example::
+
+    >>> a = leafgrad.tensor([[1., 0.], [1., 1.]], requires_grad=True)
+    >>> F.cosine_similarity(a, leafgrad.tensor([[1., 0.], [1., 0.]]))
+    tensor([1.0000, 0.7071], grad_fn=<SumBackward1>)
+"""
+
+SECTIONS["interpolate"] = """\
+Args:
+    input: ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    size: the output spatial size (one of size / scale_factor).
+    scale_factor: a multiplier per spatial dim.
+    mode: ``'nearest'`` (default), ``'linear'``, ``'bilinear'``, ``'bicubic'``, ``'area'`` or ``'nearest-
+        exact'`` (``'trilinear'`` raises NotImplementedError in leafgrad).
+    align_corners: for the linear modes, whether the corner pixels' centres line up.
+    recompute_scale_factor, antialias: as in torch.
+
+Returns:
+    the resized tensor.
+
+Autograd:
+    records torch's node for the mode, e.g. ``UpsampleNearest2DBackward0`` or
+    ``UpsampleBilinear2DBackward0``.
+
+Example::
+
+    >>> x = leafgrad.ones(1, 1, 2, 2, requires_grad=True)
+    >>> y = F.interpolate(x, scale_factor=2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 4, 4]), 'UpsampleNearest2DBackward0')
+"""
+
+SECTIONS["group_norm"] = """\
+Args:
+    input: ``(N, C, *)``.
+    num_groups: must divide C.
+    weight, bias: optional per-channel ``(C,)`` affine parameters.
+    eps: added to the variance.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    records ``NativeGroupNormBackward0``, which saves the input, weight, and each group's mean and inverse
+    std.
+
+Example::
+
+    >>> x = leafgrad.arange(8.).reshape(1, 4, 2).requires_grad_()
+    >>> F.group_norm(x, 2).grad_fn.name()
+    'NativeGroupNormBackward0'
+"""
+
+SECTIONS["scaled_dot_product_attention"] = """\
+Args:
+    query: ``(N, ..., L, E)``.
+    key: ``(N, ..., S, E)``.
+    value: ``(N, ..., S, Ev)``.
+    attn_mask: optional boolean (True = may attend) or additive float mask, broadcastable to ``(N, ..., L,
+        S)``.
+    dropout_p: dropout on the attention weights.
+    is_causal: mask out later positions.
+    scale: defaults to ``1/sqrt(E)``.
+    enable_gqa: let key/value have fewer heads than query.
+
+Returns:
+    ``(N, ..., L, Ev)``.
+
+Autograd:
+    4-d inputs record torch's fused CPU node ``ScaledDotProductFlashAttentionForCpuBackward0`` (masked or
+    causal too); for other ranks the root is torch's as well, e.g. ``UnsafeViewBackward0`` for 3-d inputs.
+
+Example::
+
+    >>> q = leafgrad.ones(1, 2, 3, 4, requires_grad=True)
+    >>> y = F.scaled_dot_product_attention(q, q, q)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 2, 3, 4]), 'ScaledDotProductFlashAttentionForCpuBackward0')
+"""
+
+
+def apply(namespace: dict) -> None:
+    """Give each function named in DOCS its docstring unless its source has one; add SECTIONS after a
+    one-line summary that has no example yet."""
+    for name, doc in DOCS.items():
+        fn = namespace.get(name)
+        if fn is not None and not (getattr(fn, "__doc__", None) or "").strip():
+            fn.__doc__ = doc
+    for name, sections in SECTIONS.items():
+        fn = namespace.get(name)
+        own = (getattr(fn, "__doc__", None) or "").strip() if fn is not None else ""
+        if own and "Example" not in own:
+            fn.__doc__ = own + "\n\n" + sections
