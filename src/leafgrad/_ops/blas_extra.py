@@ -29,10 +29,6 @@ def _times(g, k):
     return g if k == 1 else g * k
 
 
-def _self_grad(xp, g, beta, alpha):
-    return _times(g, beta)
-
-
 def _bmm_grads(xp, g, b1, b2, alpha):
     """batch1's and batch2's gradients for a batched product whose gradient is ``g`` (batched)."""
     return (_times(xp.apply(BMM, g, xp.swapaxes(b2, 1, 2)), alpha),
@@ -46,7 +42,7 @@ def _spread(xp, g, batch1, batch2):
 
 ADDBMM = defop("AddbmmBackward0",
                lambda xp, bias, b1, b2, beta, alpha: _combine(xp, bias, xp.sum(xp.matmul(b1, b2), axis=0), beta, alpha),
-               (_self_grad,
+               (lambda xp, g, batch1, batch2, beta, alpha: _times(g, beta),
                 lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, _spread(xp, g, batch1, batch2), batch1,
                                                                       batch2, alpha)[0],
                 lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, _spread(xp, g, batch1, batch2), batch1,
@@ -55,21 +51,21 @@ ADDBMM = defop("AddbmmBackward0",
 ADDBMM.node_cls._saved_names = ("batch1", "batch2", "beta", "alpha")
 BADDBMM = defop("BaddbmmBackward0",
                 lambda xp, bias, b1, b2, beta, alpha: _combine(xp, bias, xp.matmul(b1, b2), beta, alpha),
-                (_self_grad,
+                (lambda xp, g, batch1, batch2, beta, alpha: _times(g, beta),
                  lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, g, batch1, batch2, alpha)[0],
                  lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, g, batch1, batch2, alpha)[1]),
                 saved=("input1", "input2", "beta", "alpha"), n_in=3)
 BADDBMM.node_cls._saved_names = ("batch1", "batch2", "beta", "alpha")
 ADDMV = defop("AddmvBackward0",
               lambda xp, bias, m, v, beta, alpha: _combine(xp, bias, xp.matmul(m, v), beta, alpha),
-              (_self_grad,
+              (lambda xp, g, mat, vec, beta, alpha: _times(g, beta),
                lambda xp, g, mat, vec, beta, alpha: _times(xp.expand_dims(g, 1) * xp.expand_dims(vec, 0), alpha),
                lambda xp, g, mat, vec, beta, alpha: _times(xp.apply(MV, xp.swap_last(mat), g), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMV.node_cls._saved_names = ("mat", "vec", "beta", "alpha")
 ADDR = defop("AddrBackward0",
              lambda xp, bias, v1, v2, beta, alpha: _combine(xp, bias, xp.multiply.outer(v1, v2), beta, alpha),
-             (_self_grad,
+             (lambda xp, g, vec1, vec2, beta, alpha: _times(g, beta),
               lambda xp, g, vec1, vec2, beta, alpha: _times(xp.apply(MV, g, vec2), alpha),
               lambda xp, g, vec1, vec2, beta, alpha: _times(xp.apply(MV, xp.swap_last(g), vec1), alpha)),
              saved=("input1", "input2", "beta", "alpha"), n_in=3)
