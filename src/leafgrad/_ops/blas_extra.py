@@ -35,18 +35,18 @@ def _bmm_grads(xp, g, b1, b2, alpha):
             _times(xp.apply(BMM, xp.swapaxes(b1, 1, 2), g), alpha))
 
 
-def _spread(xp, g, batch1, batch2):
+def _spread(xp, g, batches: int):
     """addbmm's gradient of the summed product, repeated for every batch: (b, n, p)."""
-    return xp.broadcast_to(xp.expand_dims(g, 0), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return xp.broadcast_to(xp.expand_dims(g, 0), (batches,) + tuple(g.shape))
 
 
 ADDBMM = defop("AddbmmBackward0",
                lambda xp, bias, b1, b2, beta, alpha: _combine(xp, bias, xp.sum(xp.matmul(b1, b2), axis=0), beta, alpha),
                (lambda xp, g, batch1, batch2, beta, alpha: _times(g, beta),
-                lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, _spread(xp, g, batch1, batch2), batch1,
-                                                                      batch2, alpha)[0],
-                lambda xp, g, batch1, batch2, beta, alpha: _bmm_grads(xp, _spread(xp, g, batch1, batch2), batch1,
-                                                                      batch2, alpha)[1]),
+                lambda xp, g, batch1, batch2, beta, alpha: _times(xp.apply(
+                    BMM, _spread(xp, g, batch2.shape[0]), xp.swapaxes(batch2, 1, 2)), alpha),
+                lambda xp, g, batch1, batch2, beta, alpha: _times(xp.apply(
+                    BMM, xp.swapaxes(batch1, 1, 2), _spread(xp, g, batch1.shape[0])), alpha)),
                saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDBMM.node_cls._saved_names = ("batch1", "batch2", "beta", "alpha")
 BADDBMM = defop("BaddbmmBackward0",
@@ -107,10 +107,9 @@ def _bmm_checks(name: str, input: Tensor, batch1: Tensor, batch2: Tensor) -> Non
     dts = (input.dtype, batch1.dtype, batch2.dtype)
     if len(set(dts)) != 1:
         if name == "addbmm":
-            bad = batch2 if batch1.dtype == input.dtype else batch1
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                               f"{D.scalar_type_name(input.dtype if bad is batch2 else batch1.dtype)} and "
-                               f"{D.scalar_type_name(bad.dtype if bad is batch2 else batch2.dtype)}")
+            a, b = (input, batch1) if input.dtype != batch1.dtype else (batch1, batch2)
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {D.scalar_type_name(a.dtype)} and "
+                               f"{D.scalar_type_name(b.dtype)}")
         raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input)}, batch1: {_cname(batch1)}, "
                            f"batch2: {_cname(batch2)}")
 

@@ -98,32 +98,69 @@ INDEX_ADD = defop("IndexAddBackward0", _index_add_fwd,
 
 
 def _check_index(name: str, self: Tensor, dim: int, index: Tensor, source=None) -> int:
-    """torch's checks for the index_* family; returns the wrapped dim."""
+    """torch's checks for the index_* family, each in the words and class torch uses for that op (they differ
+    between ops); returns the wrapped dim."""
     d = _wrap_dim(dim, self._data.ndim)
-    if not isinstance(index, Tensor) or index.dtype._kind != 1:
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-    if index._data.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
-    n = self._data.shape[d] if self._data.ndim else 1
+    fn = f"{name}_()"
+    kind = name.split("_")[1]  # add, copy, fill, reduce
+    dt = D.scalar_type_name(index.dtype) if isinstance(index, Tensor) else type(index).__name__
+    allowed = (D.int64,) if kind in ("copy", "fill") else (D.int32, D.int64)
+    if not isinstance(index, Tensor) or index.dtype not in allowed:
+        if kind == "fill":
+            raise IndexError(f"{fn}: Expected dtype int64 for index.")
+        if kind == "copy":
+            raise RuntimeError(f"{fn}: Expected a long tensor for index, but got {dt}")
+        raise RuntimeError(f"{fn}: Expected dtype int32/int64 for index but got: {dt}")
     idx = index._data
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        bad = int(idx.max() if idx.max() >= n else idx.min())
-        raise IndexError(f"index out of range in self: {name} got index {bad} for dim {d} of size {n}.")
+    if idx.ndim > 1:
+        if kind == "fill":
+            raise RuntimeError("Index has to be a vector/scalar")
+        if kind == "copy":
+            raise IndexError(f"{fn}: Index should have dimension 1 or 0 (got {idx.ndim})")
+        raise IndexError(f"{fn}: Index is supposed to be a vector, but got dim: {idx.ndim} with type: {dt} and "
+                         f"size: {list(idx.shape)}")
     if source is not None:
-        if source._data.dtype != self._data.dtype:
-            raise RuntimeError(f"{name}(): self ({D.scalar_type_name(self.dtype)}) and source "
-                               f"({D.scalar_type_name(source.dtype)}) must have the same scalar type. Convert "
-                               "source with .to(self.dtype).")
-        ss, sh = source._data.shape, self._data.shape
-        src_n = ss[d] if source._data.ndim else 1
-        if src_n != idx.size:
-            raise RuntimeError(f"{name}(): Number of indices ({idx.size}) should be equal to source.size(dim) "
-                               f"({src_n})")
-        if source._data.ndim and self._data.ndim and (len(ss) != len(sh) or any(
-                a != b for k, (a, b) in enumerate(zip(ss, sh)) if k != d)):
-            raise RuntimeError(f"{name}(): source and self must have the same shape except along dim {d} "
-                               f"(got source {list(ss)} and self {list(sh)}).")
+        _check_source(fn, kind, self, d, idx, source)
+    n = self._data.shape[d] if self._data.ndim else 1
+    lo = -n if kind == "fill" else 0  # (only index_fill takes a negative index)
+    if idx.size and (idx.min() < lo or idx.max() >= n):
+        bad = int(idx[(idx < lo) | (idx >= n)].reshape(-1)[0])
+        if kind == "reduce":
+            raise IndexError(f"index out of range in self: index_reduce got index {bad} for dim {d} of size {n}.")
+        words = f"index {bad} is out of bounds for dimension {d} with size {n}"
+        if kind == "copy":
+            raise IndexError(f"{fn}: {words}")
+        raise (RuntimeError if kind == "add" else IndexError)(words)
     return d
+
+
+def _check_source(fn: str, kind: str, self: Tensor, d: int, idx: np.ndarray, source: Tensor) -> None:
+    ss, sh = tuple(source._data.shape), tuple(self._data.shape)
+    count = ss[d] if ss else 1
+    if kind == "copy":
+        if ss and sh and len(ss) != len(sh):
+            raise IndexError(f"{fn}: When source and destination are not scalars, their dimensionality must match. "
+                             f"Source dimensionality ({len(ss)}), destination dimensionality ({len(sh)})")
+        if count != idx.size:
+            raise IndexError(f"{fn}: Number of indices ({idx.size}) should be equal to source.size(dim) ({count})")
+        for k, (a, b) in enumerate(zip(ss, sh)):
+            if k != d and a != b:
+                raise RuntimeError(f"{fn}: Source/destination tensor must have same slice shapes. Destination slice "
+                                   f"shape: {b} at dimension {k} and source slice shape: {a} at dimension {k}.")
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(f"{fn}: self and source expected to have the same dtype, but got (self) "
+                               f"{D.scalar_type_name(self.dtype)} and (source) {D.scalar_type_name(source.dtype)}")
+        return
+    if count != idx.size:
+        raise RuntimeError(f"{fn}: Number of indices ({idx.size}) should be equal to source.size(dim): ({count}), "
+                           f"for dim: {d}")
+    if len(ss) != len(sh) or any(a != b for k, (a, b) in enumerate(zip(ss, sh)) if k != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(sh)} source.shape = {list(ss)}")
+    if source._data.dtype != self._data.dtype:
+        raise RuntimeError(f"{fn}: self ({D.scalar_type_name(self.dtype)}) and source "
+                           f"({D.scalar_type_name(source.dtype)}) must have the same scalar type. Convert source "
+                           "with .to(self.dtype).")
 
 
 def _write(op, name: str, self: Tensor, others: tuple, params: tuple, inplace: bool) -> Tensor:
@@ -298,6 +335,7 @@ INDEX_REDUCE.node_cls._saved_names = ("self", "source", "result", "dim", "index"
 
 def _scatter_reduce(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, include_self: bool,
                     inplace: bool) -> Tensor:
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # (torch takes the old names too)
     if reduce not in _UFUNC:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if not isinstance(src, Tensor):
@@ -387,19 +425,19 @@ MASKED_SCATTER.node_cls._saved_names = ("mask", "source_sym_sizes")
 def _masked_scatter(self: Tensor, mask: Tensor, source: Tensor, inplace: bool) -> Tensor:
     name = "masked_scatter_" if inplace else "masked_scatter"
     if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
-        got = D.CPP_NAMES.get(mask.dtype.name, mask.dtype.name) if isinstance(mask, Tensor) else type(mask).__name__
+        got = D.scalar_type_name(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {got}")
     if source._data.dtype != self._data.dtype:
-        raise RuntimeError(f"{name}: expected self and source to have same dtypes but got "
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
                            f"{D.scalar_type_name(self.dtype)} and {D.scalar_type_name(source.dtype)}")
     from .inplace import broadcast_or_raise, check_broadcast_into
     if inplace:
         check_broadcast_into(self, mask)
     shape = broadcast_or_raise(mask._data.shape, self._data.shape)
     if int(np.broadcast_to(mask._data, tuple(shape)).sum()) > source._data.size:
-        raise RuntimeError("masked_scatter: expected source to have at least as many elements as the ones in mask "
-                           f"({int(np.broadcast_to(mask._data, tuple(shape)).sum())} ones, source has "
-                           f"{source._data.size} elements).")
+        raise RuntimeError(f"Number of elements of source < number of ones in mask ({source._data.size} < "
+                           f"{int(np.broadcast_to(mask._data, tuple(shape)).sum())}): masked_scatter fills each set "
+                           "position with the next element of source.")
     return _write(MASKED_SCATTER, name, self, (source,), (mask,), inplace)
 
 
@@ -426,7 +464,7 @@ def _put_fwd(xp, a, src, index, accumulate):
 
 PUT = defop("PutBackward0", _put_fwd,
             (lambda xp, g, index, source, accumulate: g if accumulate else
-             xp.apply(PUT, g, xp.zeros_like(source), params=(index, False)),
+             xp.apply(PUT, g, xp.zeros(tuple(index.shape), dtype=xp.dtype_of(g)), params=(index, False)),
              lambda xp, g, index, source, accumulate: xp.apply(TAKE, g, params=(index,)).reshape(tuple(source.shape))),
             saved=("index", "input1", "accumulate"), n_in=2)
 PUT.node_cls._saved_names = ("index", "source", "accumulate")
@@ -440,7 +478,7 @@ def _put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool, inplace:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{D.scalar_type_name(self.dtype)} and source.dtype = {D.scalar_type_name(source.dtype)}")
     if source._data.size != index._data.size:
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source._data.size}, index.numel() = {index._data.size}")
     n = self._data.size
     idx = index._data
@@ -488,8 +526,10 @@ def _values(x):
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Whether each of ``elements`` is among ``test_elements`` (either may be a number)."""
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        raise TypeError("isin() received an invalid combination of arguments - got (number, number): one of "
-                        "elements and test_elements must be a Tensor.")
+        raise TypeError(f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+                        f"{type(test_elements).__name__}), but expected one of:\n * (Tensor elements, Tensor "
+                        "test_elements), (Number element, Tensor test_elements) or (Tensor elements, Number "
+                        "test_element): at least one of the two must be a Tensor.")
     a, b = _values(elements), _values(test_elements)
     if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
         dt = D.promote_types(elements.dtype, test_elements.dtype)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .indexing import INDEX
-from .registry import apply, defop
+from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["as_strided", "as_strided_", "as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"]
 
@@ -112,7 +112,9 @@ def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 
 def _unfold_fwd(xp, a, dimension, size, step):
-    arr = a if a.ndim else a.reshape(1)
+    if not a.ndim:  # (a 0-d tensor reads as one element: its one window has ``size`` (0 or 1) of it)
+        return xp.lib.stride_tricks.as_strided(a, (size,), (0,), writeable=a.flags.writeable)
+    arr = a
     n = arr.shape[dimension]
     shape = list(arr.shape)
     shape[dimension] = (n - size) // step + 1
@@ -166,6 +168,13 @@ def _kept_grad(xp, g, positions):
     return xp.masked_fill(g, xp.constant(_written(positions, tuple(g.shape))), 0.0)
 
 
+def _slice_grad(xp, g, positions):
+    """torch 2.13's gradient of as_strided_scatter's input: the output gradient at the written positions,
+    zero elsewhere (its as_strided_scatter_backward copies the slice, where the other *_scatter ops zero it).
+    Kept as torch computes it, so code ported from torch sees the same numbers."""
+    return xp.masked_fill(g, xp.constant(~_written(positions, tuple(g.shape))), 0.0)
+
+
 def _src_grad(xp, g, positions):
     return xp.apply(INDEX, g.reshape((-1,)), params=((positions.reshape(-1),),)).reshape(tuple(positions.shape))
 
@@ -190,11 +199,12 @@ SLICE_SCATTER = defop(
 AS_STRIDED_SCATTER = defop(
     "AsStridedScatterBackward0",
     lambda xp, a, src, size, stride, storage_offset, positions: _embed_fwd(xp, a, src, positions),
-    (lambda xp, g, size, stride, storage_offset, positions: _kept_grad(xp, g, positions),
+    (lambda xp, g, size, stride, storage_offset, positions: _slice_grad(xp, g, positions),
      lambda xp, g, size, stride, storage_offset, positions: _src_grad(xp, g, positions)),
     saved=("size", "stride", "storage_offset", "positions"), n_in=2)
 for _op in (DIAGONAL_SCATTER, SELECT_SCATTER, SLICE_SCATTER, AS_STRIDED_SCATTER):
     _op.node_cls._saved_names = _op.node_cls._saved_names[:-1]
+show_saved_as(SELECT_SCATTER, "index", unsigned_int64)  # (torch reads its int64 back unsigned: -1 -> 2**64 - 1)
 
 
 def _grid(t: Tensor) -> np.ndarray:
