@@ -28,7 +28,13 @@ def _grads(m, f, arrays):
         out = f(m, *xs)
     name = out.grad_fn.name() if out.grad_fn is not None else None
     w = m.tensor(np.linspace(-1.0, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=m.float64)
+    # (a plain backward runs the formulas on raw arrays, create_graph=True on Tensors: both must agree)
+    plain = m.autograd.grad(out, xs, w, retain_graph=True, allow_unused=True)
     g1 = m.autograd.grad(out, xs, w, create_graph=True, allow_unused=True)
+    for a, b in zip(plain, g1):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-14)
     g1 = [m.zeros_like(x) if g is None else g for g, x in zip(g1, xs)]
     total = sum((g * m.tensor(np.cos(np.arange(g.numel())).reshape(tuple(g.shape)), dtype=m.float64)).sum()
                 for g in g1)
