@@ -352,3 +352,80 @@ def test_inplace_errors_leave_state():
     with raises_exactly(IndexError):
         x.index_fill_(0, lg.tensor([7]), 2.0)
     assert x._version == 0 and x.sum().item() == 12.0
+
+
+def _i(m, *shape):
+    return m.ones(*shape, dtype=m.int64)
+
+
+def _b(m, *shape):
+    return m.ones(*shape, dtype=m.bool)
+
+
+# ----------------------------------------------------------------------------- behaviour at the edges
+# (each runs on torch and on leafgrad and must give the same values, flags, node names or error classes)
+EDGES = {
+    "as_strided_leaf": lambda m: m.ones(3, 4, requires_grad=True).as_strided_((2,), (1,)),
+    "as_strided_nonleaf": lambda m: (lambda y: (y.as_strided_((2, 2), (1, 2), 1), y.grad_fn.name(), y.shape,
+                                                 y.stride()))(m.arange(12.0, requires_grad=True) * 1),
+    "as_strided_nograd": lambda m: (lambda y: (y.as_strided_((2, 2), (1, 2), 1), y.shape, y._version))(m.arange(12.0)),
+    "fill_diag_leaf": lambda m: m.ones(3, 3, requires_grad=True).fill_diagonal_(0.0),
+    "fill_diag_int": lambda m: m.ones(3, 3, dtype=m.int64).fill_diagonal_(7),
+    "fill_diag_version": lambda m: (lambda y: (y.fill_diagonal_(2.0), y._version))(m.ones(3, 3)),
+    "unfold_write": lambda m: (lambda x: (x.unfold(0, 2, 2).add_(1), x, x._version))(m.arange(5.0)),
+    "ms_inplace_bad": lambda m: m.ones(3, 4).masked_scatter_(m.ones(2, 4, dtype=m.bool), m.ones(8)),
+    "ms_bad": lambda m: m.ones(3, 4).masked_scatter(m.ones(2, 4, dtype=m.bool), m.ones(8)),
+    "addbmm_bool": lambda m: m.addbmm(_b(m, 2, 2), _b(m, 1, 2, 2), _b(m, 1, 2, 2)),
+    "addmv_bool": lambda m: m.addmv(m.ones(2, dtype=m.bool), m.ones(2, 2, dtype=m.bool), m.ones(2, dtype=m.bool)),
+    "addr_bool": lambda m: m.addr(_b(m, 2, 2), _b(m, 2), m.zeros(2, dtype=m.bool), beta=2),
+    "addr_bool_beta_int": lambda m: m.addr(_i(m, 2, 2), _i(m, 2), _i(m, 2), beta=True),
+    "addmv_int_float_alpha": lambda m: m.addmv(_i(m, 2), _i(m, 2, 2), _i(m, 2), alpha=2.7),
+    "baddbmm_int_beta": lambda m: m.baddbmm(_i(m, 1, 2, 2), _i(m, 1, 2, 2), _i(m, 1, 2, 2), beta=0.5),
+    "index_add_0d": lambda m: m.tensor(1.0).index_add(0, m.tensor([0]), m.tensor(2.0)),
+    "index_add_int": lambda m: m.arange(6).reshape(2, 3).index_add(1, m.tensor([0, 0]), _i(m, 2, 2), alpha=2),
+    "index_fill_0d": lambda m: m.tensor(1.0).index_fill(0, m.tensor(0), 5.0),
+    "index_fill_int_float": lambda m: m.ones(3, dtype=m.int64).index_fill(0, m.tensor([1]), 2.7),
+    "index_copy_0d": lambda m: m.tensor(1.0).index_copy(0, m.tensor([0]), m.tensor(3.0)),
+    "sr_mean_int": lambda m: m.tensor([[-3, 5], [4, 1]]).scatter_reduce(0, m.zeros(2, 2, dtype=m.int64),
+                                                                        m.tensor([[-4, 2], [0, 0]]), "mean"),
+    "sr_mean_int_noself": lambda m: m.tensor([[-3, 5], [4, 1]]).scatter_reduce(
+        0, m.zeros(2, 2, dtype=m.int64), m.tensor([[-4, 2], [-1, 0]]), "mean", include_self=False),
+    "sr_amax_int_noself": lambda m: m.zeros(3, dtype=m.int64).scatter_reduce(0, m.tensor([0, 0]), m.tensor([-4, -2]),
+                                                                             "amax", include_self=False),
+    "sr_src_larger": lambda m: m.zeros(3, 3).scatter_reduce(0, m.tensor([[0, 1]]), m.arange(9.0).reshape(3, 3), "sum"),
+    "sr_dtype": lambda m: m.zeros(3).scatter_reduce(0, m.tensor([0]), m.ones(1, dtype=m.float64), "sum"),
+    "sr_bool": lambda m: m.zeros(3, dtype=m.bool).scatter_reduce(0, m.tensor([0, 1]), m.tensor([True, False]), "amax"),
+    "ir_mean_int": lambda m: m.tensor([5, 7]).index_reduce(0, m.tensor([0, 0]), m.tensor([-4, 2]), "mean"),
+    "ms_bigger_mask": lambda m: m.arange(4.0).masked_scatter(m.tensor([[True, False, True, False]] * 3), m.arange(10.0, 20.0)),
+    "ms_inplace_bcast": lambda m: m.arange(4.0).masked_scatter_(m.tensor([[True, False, True, False]] * 3), m.arange(10.0, 20.0)),
+    "put_acc_dup": lambda m: m.zeros(2, 2).put_(m.tensor([0, 0, 3]), m.tensor([1.0, 2.0, 3.0]), accumulate=True),
+    "put_neg": lambda m: m.zeros(2, 2).put(m.tensor([[-1]]), m.tensor([[5.0]])),
+    "isin_mixed": lambda m: m.isin(m.tensor([1, 2, 3]), m.tensor([2.0, 3.5])),
+    "isin_elem_scalar": lambda m: m.isin(m.tensor([1.5, 2.0]), 2),
+    "nzs_0d": lambda m: m.nonzero_static(m.tensor(3.0), size=2),
+    "argwhere_0d": lambda m: m.argwhere(m.tensor(0.0)),
+    "addbmm_int": lambda m: m.addbmm(m.ones(2, 2, dtype=m.int64), m.ones(3, 2, 4, dtype=m.int64), m.ones(3, 4, 2, dtype=m.int64), beta=2, alpha=3),
+    "baddbmm_bool_beta": lambda m: m.baddbmm(m.ones(1, 2, 2, dtype=m.bool), m.ones(1, 2, 2, dtype=m.bool), m.ones(1, 2, 2, dtype=m.bool), beta=2),
+    "addmv_inplace_dtype": lambda m: m.ones(3, dtype=m.int64).addmv_(m.ones(3, 4), m.ones(4)),
+    "addr_inplace_cast": lambda m: m.ones(3, 4, dtype=m.int64).addr_(m.ones(3), m.ones(4)),
+    "addr_inplace_promote_ok": lambda m: m.ones(3, 4, dtype=m.float64).addr_(m.ones(3), m.ones(4)),
+    "addr_grad_dtype": lambda m: (lambda v: (m.addr(m.ones(3, 4), v, m.ones(4, dtype=m.float64)).grad_fn.name()))(m.ones(3, requires_grad=True)),
+    "addmm_like_inplace_leaf": lambda m: m.ones(3, requires_grad=True).addmv_(m.ones(3, 4), m.ones(4)),
+    "diag_scatter_grad_fn": lambda m: m.diagonal_scatter(m.zeros(3, 3), m.ones(3, requires_grad=True)).grad_fn.name(),
+    "slice_scatter_step": lambda m: m.slice_scatter(m.zeros(5), m.ones(2), 0, 1, None, 3),
+    "slice_scatter_bad_step": lambda m: m.slice_scatter(m.zeros(5), m.ones(2), 0, 1, None, 0),
+    "select_scatter_0d": lambda m: m.select_scatter(m.zeros(()), m.ones(()), 0, 0),
+    "as_strided_scatter_default": lambda m: m.as_strided_scatter(m.zeros(2, 3), m.ones(2), (2,), (3,)),
+    "as_strided_scatter_bad": lambda m: m.as_strided_scatter(m.zeros(2, 3), m.ones(3, 3), (3, 3), (3, 1)),
+    "unfold_neg_dim": lambda m: m.arange(10.0).reshape(2, 5).unfold(-1, 3, 2),
+    "unfold_size0": lambda m: m.arange(4.0).unfold(0, 0, 1).shape,
+    "unfold_stride": lambda m: m.arange(10.0).reshape(2, 5).unfold(1, 2, 2).stride(),
+    "as_strided_stride": lambda m: m.arange(10.0).as_strided((2, 2), (3, 1), 2).stride(),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGES))
+def test_edges_match_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(torch, EDGES[name])

@@ -73,16 +73,26 @@ ADDR.node_cls._saved_names = ("vec1", "vec2", "beta", "alpha")
 
 
 # ----------------------------------------------------------------------------- checks
-def _check_scalars(dtype, beta, alpha) -> None:
-    """torch's rule for the scalars of an integer or bool result."""
+_BOOL_KERNELS = {"addbmm": "addmm_impl_cpu_", "baddbmm": "baddbmm", "addmv": "addmv_impl_cpu"}
+
+
+def _scalars(name: str, dtype, beta, alpha) -> tuple:
+    """torch's rules for ``beta``/``alpha`` by result dtype; returns them as the result's kind of number.
+
+    Only addr takes bool tensors, and only addr refuses a floating-point scalar for an integer result (the
+    others truncate it, as torch's kernels convert it to the tensor's type)."""
     if dtype.is_floating_point or dtype.is_complex:
-        return
-    for name, v in (("beta", beta), ("alpha", alpha)):
+        return beta, alpha
+    if name != "addr":
         if dtype is D.bool:
-            if not isinstance(v, bool) and v not in (0, 1):
-                raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-        elif isinstance(v, float):
-            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+            raise NotImplementedError(f'"{_BOOL_KERNELS[name]}" not implemented for \'Bool\'')
+        return int(beta), int(alpha)
+    for arg, v in (("beta", beta), ("alpha", alpha)):
+        if dtype is not D.bool and isinstance(v, bool):
+            raise RuntimeError(f"Boolean {arg} only supported for Boolean results.")
+        if isinstance(v, float):
+            raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating point number.")
+    return (bool(beta), bool(alpha)) if dtype is D.bool else (int(beta), int(alpha))
 
 
 def _broadcast_input(input: Tensor, shape: tuple, inplace: bool) -> None:
@@ -119,7 +129,7 @@ def _cname(t: Tensor) -> str:
 
 
 def _run(op, name: str, input: Tensor, a: Tensor, b: Tensor, shape: tuple, beta, alpha, inplace: bool) -> Tensor:
-    _check_scalars(input.dtype, beta, alpha)
+    beta, alpha = _scalars(name, input.dtype, beta, alpha)
     _broadcast_input(input, shape, inplace)
     if inplace:
         from .inplace import inplace as run_inplace

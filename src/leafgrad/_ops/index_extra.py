@@ -430,15 +430,29 @@ def _masked_scatter(self: Tensor, mask: Tensor, source: Tensor, inplace: bool) -
     if source._data.dtype != self._data.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
                            f"{D.scalar_type_name(self.dtype)} and {D.scalar_type_name(source.dtype)}")
-    from .inplace import broadcast_or_raise, check_broadcast_into
+    from .inplace import broadcast_or_raise
     if inplace:
-        check_broadcast_into(self, mask)
+        _check_expands(mask._data.shape, self._data.shape)
     shape = broadcast_or_raise(mask._data.shape, self._data.shape)
     if int(np.broadcast_to(mask._data, tuple(shape)).sum()) > source._data.size:
         raise RuntimeError(f"Number of elements of source < number of ones in mask ({source._data.size} < "
                            f"{int(np.broadcast_to(mask._data, tuple(shape)).sum())}): masked_scatter fills each set "
                            "position with the next element of source.")
     return _write(MASKED_SCATTER, name, self, (source,), (mask,), inplace)
+
+
+def _check_expands(have: tuple, target: tuple) -> None:
+    """masked_scatter_ expands the mask to the tensor's shape: torch's expand errors when it cannot."""
+    if len(have) > len(target):
+        raise RuntimeError(f"expand(CPUBoolType{{{list(have)}}}, size={list(target)}): the number of sizes provided "
+                           f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(have)}). masked_scatter_ cannot grow the tensor it writes into to the mask's shape.")
+    lead = len(target) - len(have)
+    for k, h in enumerate(have):
+        if h not in (1, target[lead + k]):
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + k]}) must match the existing size "
+                               f"({h}) at non-singleton dimension {lead + k}.  Target sizes: {list(target)}.  Tensor "
+                               f"sizes: {list(have)}")
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

@@ -81,6 +81,11 @@ AS_STRIDED = defop("AsStridedBackward0", _as_strided_fwd,
                        xp, g, size, stride, storage_offset, input_positions),
                    saved=("size", "stride", "storage_offset", "input_positions"), view=True)
 AS_STRIDED.node_cls._saved_names = ("size", "stride", "storage_offset")
+AS_STRIDED_ = defop("AsStridedBackward1", _as_strided_fwd,  # (as_strided_: torch's in-place overload's node)
+                    lambda xp, g, size, stride, storage_offset, input_positions: _restride_grad(
+                        xp, g, size, stride, storage_offset, input_positions),
+                    saved=("size", "stride", "storage_offset", "input_positions"))
+AS_STRIDED_.node_cls._saved_names = ("size", "stride", "storage_offset")
 
 
 def _geometry(input: Tensor, size, stride, storage_offset):
@@ -98,16 +103,19 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 
 def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
-    """``self`` itself given the new geometry; its history goes through AsStridedBackward0, as torch's."""
+    """``self`` itself given the new geometry (an in-place op: its version moves on); its history goes
+    through AsStridedBackward1, as torch's."""
     from .inplace import _check_allowed
-    from .._tensor import _STATE
+    from .._tensor import _STATE, vc_of
+    from ..provenance import user_line
     size, stride, offset, flat, in_pos = _geometry(self, size, stride, storage_offset)
     if _STATE.grad and (self._requires_grad or self._grad_fn is not None):
         _check_allowed(self, "as_strided_")
-    view = apply(AS_STRIDED, (self,), (size, stride, offset, flat, in_pos))
-    self._data = view._data
-    if view._grad_fn is not None:
-        self._grad_fn, self._output_nr = view._grad_fn, 0
+    out = apply(AS_STRIDED_, (self,), (size, stride, offset, flat, in_pos))
+    self._data = out._data
+    if out._grad_fn is not None:
+        self._grad_fn, self._output_nr, self._requires_grad = out._grad_fn, 0, True
+    (self._vc or vc_of(self)).bump(user_line(2))
     return self
 
 
