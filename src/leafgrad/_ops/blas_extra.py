@@ -167,7 +167,8 @@ def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 def _mv_checks(input: Tensor, mat: Tensor, vec: Tensor) -> tuple:
     if mat._data.ndim != 2 or vec._data.ndim != 1 or mat._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), mat "
-                           f"({'x'.join(map(str, mat._data.shape))}), vec ({vec._data.shape[0] if vec._data.ndim else 1})")
+                           f"({'x'.join(map(str, mat._data.shape))}), vec "
+                           f"({vec._data.shape[0] if vec._data.ndim else 1})")
     if not input.dtype == mat.dtype == vec.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {D.scalar_type_name(input.dtype)}, "
                            f"{D.scalar_type_name(mat.dtype)}, and {D.scalar_type_name(vec.dtype)}")
