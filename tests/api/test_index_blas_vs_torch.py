@@ -432,3 +432,55 @@ def test_edges_match_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same(torch, EDGES[name])
+
+
+# ----------------------------------------------------------------------------- writes through views
+X45 = np.random.default_rng(1).standard_normal((4, 5))
+
+
+def _through_view(op):
+    """``op`` writes into a view of a non-leaf: the base's CopySlices, the view's node, and the gradient."""
+    def f(m):
+        x = m.tensor(X45, requires_grad=True)
+        a = x * 1
+        v = a[1:]
+        op(m, v)
+        (g,) = m.autograd.grad((a * a).sum(), x)
+        return a.grad_fn.name(), v.grad_fn.name(), g
+    return f
+
+
+def _f64(m, *shape):
+    return m.ones(*shape, dtype=m.float64)
+
+
+VIEWS = {
+    "index_fill_": _through_view(lambda m, v: v.index_fill_(1, m.tensor([0, 2]), 3.0)),
+    "index_add_": _through_view(lambda m, v: v.index_add_(0, m.tensor([0, 0]), _f64(m, 2, 5))),
+    "put_": _through_view(lambda m, v: v.put_(m.tensor([1, 7]), _f64(m, 2))),
+    "scatter_reduce_": _through_view(lambda m, v: v.scatter_reduce_(0, m.tensor([[0, 1, 2, 0, 1]]), _f64(m, 1, 5) * 2,
+                                                                    "prod")),
+    "masked_scatter_": _through_view(lambda m, v: v.masked_scatter_(v > 0, m.arange(15.0, dtype=m.float64))),
+    "addmv_": _through_view(lambda m, v: v[:, 0].addmv_(_f64(m, 3, 2), _f64(m, 2))),
+    "as_strided_write": _through_view(lambda m, v: v.as_strided((2, 2), (5, 1), 6).mul_(3.0)),
+    "unfold_write": _through_view(lambda m, v: v.unfold(1, 2, 2).mul_(2.0)),
+    "fill_diagonal_": _through_view(lambda m, v: v.fill_diagonal_(0.5)),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_writes_through_views_match_torch(name):
+    same(torch, VIEWS[name])
+
+
+def test_strided_view_gradients():
+    def of_view(m):
+        x = m.tensor(X45, requires_grad=True)
+        return m.autograd.grad((x[1:, 1:].as_strided((3,), (6,)) ** 2).sum(), x)
+    same(torch, of_view)
+
+    def unfold_twice(m):
+        x = m.tensor(X45, requires_grad=True)
+        (g,) = m.autograd.grad((x.unfold(1, 3, 1) ** 3).sum(), x, create_graph=True)
+        return m.autograd.grad(g.sum(), x)
+    same(torch, unfold_twice)
