@@ -484,3 +484,18 @@ def test_strided_view_gradients():
         (g,) = m.autograd.grad((x.unfold(1, 3, 1) ** 3).sum(), x, create_graph=True)
         return m.autograd.grad(g.sum(), x)
     same(torch, unfold_twice)
+
+
+def test_scatter_reduce_prod_double_backward_with_two_zeros_is_refused():
+    def f(m):
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        s = m.tensor([0.0, 0.0, 3.0], dtype=m.float64, requires_grad=True)
+        y = x.scatter_reduce(0, m.tensor([0, 0, 1]), s, "prod")
+        gx, gs = m.autograd.grad(y.sum(), [x, s], create_graph=True)
+        out = [gx, gs, gs.grad_fn.name(), m.autograd.grad(gx.sum(), s, retain_graph=True)]
+        try:
+            m.autograd.grad(gs.sum(), s)
+        except RuntimeError as e:
+            out.append(str(e).split(":")[0])
+        return out
+    same(torch, f)

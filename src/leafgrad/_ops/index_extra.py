@@ -268,7 +268,7 @@ def _np_gather(arr, dim, index):
     return _along(arr)[_gather_index(np, _arr(index), dim)]
 
 
-def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, which: int):
+def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, which: int, op=None):
     """torch's scatter_reduce backward: self's gradient (``which`` 0) or src's (1)."""
     data, const = xp.data, xp.constant
     idx = _arr(index)
@@ -306,9 +306,25 @@ def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, wh
             others = xp.apply(SCATTER_REDUCE, self, masked_src, params=(dim, index, reduce, include_self))
             plain = gather(g * result) / xp.masked_fill(src, const(src_zero), 1.0)
             gs, gsrc = None, xp.where(const(single), gather(g * others), plain)
+            if xp.tensors and (zeros_there > 1).any():  # (torch's gradient here has no gradient of its own)
+                gsrc = xp.apply(op or NO_DOUBLE_BACKWARD, gsrc)
     if which == 1:
         return gsrc
     return gs if include_self else xp.apply(SCATTER_VALUE, gs, params=(dim, index, 0))
+
+
+def _refusal(name: str, src: str):
+    def formula(xp, g):
+        raise RuntimeError(f"{name}(): Double backward is unsupported for {src} when >1 zeros in {src} are scattered "
+                           "to the same position in self: the product's second derivative there needs the zeros "
+                           "apart. Avoid create_graph through this product, or keep at most one zero per position.")
+    return formula
+
+
+# the node torch puts on that gradient (torch::autograd::Error): it passes the value, and refuses a backward
+NO_DOUBLE_BACKWARD = defop("torch::autograd::Error", lambda xp, a: a.copy(), _refusal("scatter_reduce", "src"))
+NO_DOUBLE_BACKWARD_INDEX = defop("torch::autograd::Error", lambda xp, a: a.copy(),
+                                 _refusal("index_reduce", "source"))
 
 
 SCATTER_REDUCE = defop(
@@ -328,7 +344,7 @@ INDEX_REDUCE = defop(
     (lambda xp, g, self, source, result, dim, index, reduce, include_self, spread: _reduce_grads(
         xp, g, self, source, result, dim, spread, reduce, include_self, 0),
      lambda xp, g, self, source, result, dim, index, reduce, include_self, spread: _reduce_grads(
-        xp, g, self, source, result, dim, spread, reduce, include_self, 1)),
+        xp, g, self, source, result, dim, spread, reduce, include_self, 1, NO_DOUBLE_BACKWARD_INDEX)),
     saved=("self", "input1", "result", "dim", "index", "reduce", "include_self", "spread"), n_in=2)
 INDEX_REDUCE.node_cls._saved_names = ("self", "source", "result", "dim", "index", "reduce", "include_self")
 
