@@ -50,7 +50,7 @@ from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, 
                                repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
 from ._ops.out_arg import add_out_args as _add_out_args
-# (tops1: the fused BLAS forms and the indexing/scatter family: _ops/blas_extra.py, _ops/index_extra.py)
+# (tops1: the fused BLAS forms, indexed writes and strided views: _ops/blas_extra.py, index_extra.py, strided_extra.py)
 from ._ops.blas_extra import addbmm, addmv, addmv_, addr, baddbmm
 from ._ops.index_extra import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter,
                                nonzero_static, put, scatter_reduce)

@@ -235,8 +235,8 @@ def test_unfold_values_match():
 
 def test_fill_diagonal_():
     for wrap in (False, True):
-        same(torch, lambda m: m.zeros(7, 3).fill_diagonal_(2.0, wrap=wrap))
-        same(torch, lambda m: m.zeros(3, 5).fill_diagonal_(1.0, wrap=wrap))
+        same(torch, lambda m, wrap=wrap: m.zeros(7, 3).fill_diagonal_(2.0, wrap=wrap))
+        same(torch, lambda m, wrap=wrap: m.zeros(3, 5).fill_diagonal_(1.0, wrap=wrap))
     same(torch, lambda m: m.zeros(3, 3, 3).fill_diagonal_(4))
 
     def graph(m):
@@ -253,7 +253,7 @@ def test_queries():
     same(torch, lambda m: m.argwhere(m.tensor(x)))
     same(torch, lambda m: m.tensor(x).argwhere())
     for size, fill in ((2, -1), (5, 9), (0, -1)):
-        same(torch, lambda m: m.nonzero_static(m.tensor(x), size=size, fill_value=fill))
+        same(torch, lambda m, size=size, fill=fill: m.nonzero_static(m.tensor(x), size=size, fill_value=fill))
     same(torch, lambda m: m.tensor(x).nonzero_static(size=4))
     same(torch, lambda m: m.isin(m.tensor(x), m.tensor([1, 3])))
     same(torch, lambda m: m.isin(m.tensor([1.0, 2.5]), m.tensor([2.5]), invert=True))
@@ -267,9 +267,8 @@ def test_beta_zero_ignores_nan_and_integer_rules():
     same(torch, lambda m: m.addbmm(m.tensor(n), m.tensor(b1), m.tensor(b2), beta=0))
     same(torch, lambda m: m.addr(m.tensor(n), m.tensor(v3), m.tensor(v4), beta=0))
     same(torch, lambda m: m.addmv(m.tensor(n[:, 0]), m.tensor(m34), m.tensor(v4), beta=0.0))
-    ones = lambda m, *s: m.ones(*s, dtype=m.int64)  # noqa: E731
-    same(torch, lambda m: m.addr(ones(m, 3, 4), ones(m, 3), ones(m, 4), beta=2, alpha=3))
-    same(torch, lambda m: m.addr(ones(m, 3, 4), ones(m, 3), ones(m, 4), beta=0.5))
+    same(torch, lambda m: m.addr(_i(m, 3, 4), _i(m, 3), _i(m, 4), beta=2, alpha=3))
+    same(torch, lambda m: m.addr(_i(m, 3, 4), _i(m, 3), _i(m, 4), beta=0.5))
     same(torch, lambda m: m.addr(m.ones(3, 4), m.ones(3), m.ones(4, dtype=m.float64)).dtype)
 
 
@@ -362,17 +361,23 @@ def _b(m, *shape):
     return m.ones(*shape, dtype=m.bool)
 
 
+def _after(t, write):
+    """What ``write(t)`` returns, then ``t`` itself as it is afterwards: node, shape, strides, version."""
+    out = write(t)
+    return out, t, None if t.grad_fn is None else t.grad_fn.name(), t.shape, t.stride(), t._version
+
+
 # ----------------------------------------------------------------------------- behaviour at the edges
 # (each runs on torch and on leafgrad and must give the same values, flags, node names or error classes)
 EDGES = {
     "as_strided_leaf": lambda m: m.ones(3, 4, requires_grad=True).as_strided_((2,), (1,)),
-    "as_strided_nonleaf": lambda m: (lambda y: (y.as_strided_((2, 2), (1, 2), 1), y.grad_fn.name(), y.shape,
-                                                 y.stride()))(m.arange(12.0, requires_grad=True) * 1),
-    "as_strided_nograd": lambda m: (lambda y: (y.as_strided_((2, 2), (1, 2), 1), y.shape, y._version))(m.arange(12.0)),
+    "as_strided_nonleaf": lambda m: _after(m.arange(12.0, requires_grad=True) * 1,
+                                           lambda y: y.as_strided_((2, 2), (1, 2), 1)),
+    "as_strided_nograd": lambda m: _after(m.arange(12.0), lambda y: y.as_strided_((2, 2), (1, 2), 1)),
     "fill_diag_leaf": lambda m: m.ones(3, 3, requires_grad=True).fill_diagonal_(0.0),
     "fill_diag_int": lambda m: m.ones(3, 3, dtype=m.int64).fill_diagonal_(7),
-    "fill_diag_version": lambda m: (lambda y: (y.fill_diagonal_(2.0), y._version))(m.ones(3, 3)),
-    "unfold_write": lambda m: (lambda x: (x.unfold(0, 2, 2).add_(1), x, x._version))(m.arange(5.0)),
+    "fill_diag_version": lambda m: _after(m.ones(3, 3), lambda y: y.fill_diagonal_(2.0)),
+    "unfold_write": lambda m: _after(m.arange(5.0), lambda x: x.unfold(0, 2, 2).add_(1)),
     "ms_inplace_bad": lambda m: m.ones(3, 4).masked_scatter_(m.ones(2, 4, dtype=m.bool), m.ones(8)),
     "ms_bad": lambda m: m.ones(3, 4).masked_scatter(m.ones(2, 4, dtype=m.bool), m.ones(8)),
     "addbmm_bool": lambda m: m.addbmm(_b(m, 2, 2), _b(m, 1, 2, 2), _b(m, 1, 2, 2)),

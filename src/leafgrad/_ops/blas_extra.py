@@ -13,7 +13,7 @@ from .._tensor import Tensor
 from .linalg import BMM, MV
 from .registry import apply, defop
 
-__all__ = ["addbmm", "addbmm_", "baddbmm", "baddbmm_", "addmv", "addmv_", "addr", "addr_"]
+__all__ = ["addbmm", "addbmm_", "addmv", "addmv_", "addr", "addr_", "baddbmm", "baddbmm_"]
 
 
 def _combine(xp, bias, prod, beta, alpha):
@@ -191,8 +191,9 @@ def _addr_operands(input: Tensor, vec1: Tensor, vec2: Tensor, inplace: bool) -> 
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     dt = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
     if inplace:
-        from .inplace import check_cast
         import numpy as np
+
+        from .inplace import check_cast
         check_cast(input, np.dtype(dt.np))
         dt = input.dtype
     return (input if inplace else input.to(dt)), vec1.to(dt), vec2.to(dt), (vec1._data.shape[0], vec2._data.shape[0])

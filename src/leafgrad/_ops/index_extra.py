@@ -17,12 +17,31 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap_dim
-from .indexing import (GATHER, INDEX_SELECT, MASKED_SELECT, SCATTER_VALUE, TAKE, _along, _arr, _gather_index,
-                       check_scatter)
+from .indexing import (
+    GATHER,
+    INDEX_SELECT,
+    MASKED_SELECT,
+    SCATTER_VALUE,
+    TAKE,
+    _along,
+    _arr,
+    _gather_index,
+    check_scatter,
+)
 from .registry import apply, defop
 
-__all__ = ["index_add", "index_copy", "index_fill", "index_reduce", "scatter_reduce", "masked_scatter", "put",
-           "argwhere", "nonzero_static", "isin"]
+__all__ = [
+    "argwhere",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_reduce",
+    "isin",
+    "masked_scatter",
+    "nonzero_static",
+    "put",
+    "scatter_reduce",
+]
 
 _make = Tensor._make
 

@@ -105,9 +105,9 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
 def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
     """``self`` itself given the new geometry (an in-place op: its version moves on); its history goes
     through AsStridedBackward1, as torch's."""
-    from .inplace import _check_allowed
     from .._tensor import _STATE, vc_of
     from ..provenance import user_line
+    from .inplace import _check_allowed
     size, stride, offset, flat, in_pos = _geometry(self, size, stride, storage_offset)
     if _STATE.grad and (self._requires_grad or self._grad_fn is not None):
         _check_allowed(self, "as_strided_")
