@@ -424,6 +424,8 @@ EDGES = {
     "slice_scatter_bad_step": lambda m: m.slice_scatter(m.zeros(5), m.ones(2), 0, 1, None, 0),
     "select_scatter_0d": lambda m: m.select_scatter(m.zeros(()), m.ones(()), 0, 0),
     "as_strided_scatter_default": lambda m: m.as_strided_scatter(m.zeros(2, 3), m.ones(2), (2,), (3,)),
+    "as_strided_scatter_t": lambda m: m.as_strided_scatter(m.arange(12.0).reshape(3, 4).t(), -m.ones(3), (3,), (2,), 1),
+    "as_strided_scatter_view": lambda m: m.as_strided_scatter(m.arange(12.0)[2:], -m.ones(2), (2,), (1,)),
     "as_strided_scatter_bad": lambda m: m.as_strided_scatter(m.zeros(2, 3), m.ones(3, 3), (3, 3), (3, 1)),
     "unfold_neg_dim": lambda m: m.arange(10.0).reshape(2, 5).unfold(-1, 3, 2),
     "unfold_size0": lambda m: m.arange(4.0).unfold(0, 0, 1).shape,

@@ -263,12 +263,29 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None
     return _scatter(SLICE_SCATTER, input, src, (d, start, end, step), pos, f"slice {start}:{end}:{step} of dim {d}")
 
 
+def _dense_strides(shape: tuple, strides: tuple) -> tuple:
+    """The strides of torch's layout-preserving clone: dense, with the dims in ``strides``' order."""
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])  # (stable: ties keep their order)
+    dense = [0] * len(shape)
+    step = 1
+    for d in reversed(order):
+        dense[d] = step
+        step *= shape[d]
+    return tuple(dense)
+
+
 def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset=None) -> Tensor:
-    """``input`` (read as its own contiguous storage) with the (size, stride, offset) view replaced by ``src``."""
+    """``input`` with the (size, stride, offset) view of its clone's storage replaced by ``src``. torch's clone
+    keeps the input's dim order (a transposed input's storage runs down its columns), and so do the positions
+    here; the result itself is C-contiguous."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     offset = 0 if storage_offset is None else int(storage_offset)
-    _check_geometry(size, stride, offset, input._data.size, input._data.itemsize)
-    pos = _positions(size, stride, offset)
+    a = input._data
+    _check_geometry(size, stride, offset, a.size, a.itemsize)
+    where = _positions(a.shape, _dense_strides(a.shape, tuple(s // a.itemsize for s in a.strides)), 0).reshape(-1)
+    element_at = np.empty(a.size, dtype=np.int64)
+    element_at[where] = np.arange(a.size, dtype=np.int64)
+    pos = element_at[_positions(size, stride, offset)]
     return _scatter(AS_STRIDED_SCATTER, input, src, (size, stride, storage_offset), pos, "the strided view")
 
 
