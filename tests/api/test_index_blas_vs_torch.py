@@ -506,3 +506,13 @@ def test_scatter_reduce_prod_double_backward_with_two_zeros_is_refused():
             out.append(str(e).split(":")[0])
         return out
     same(torch, f)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "amax", "prod"])
+def test_scatter_reduce_src_larger_than_index(reduce):
+    def f(m):
+        x = m.zeros(3, 3, requires_grad=True)
+        s = m.arange(1.0, 10.0).reshape(3, 3).requires_grad_()
+        y = x.scatter_reduce(0, m.tensor([[0, 1]]), s, reduce)
+        return y, m.autograd.grad(y.sum(), [x, s])
+    same(torch, f)

@@ -287,6 +287,13 @@ def _np_gather(arr, dim, index):
     return _along(arr)[_gather_index(np, _arr(index), dim)]
 
 
+def _broadcasts(src, idx) -> None:
+    """torch's formulas compare src with values gathered at ``index``: a src larger than the index fails there."""
+    if src.ndim and tuple(src.shape) != tuple(idx.shape):
+        from .inplace import broadcast_or_raise
+        broadcast_or_raise(tuple(src.shape), tuple(idx.shape))
+
+
 def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, which: int, op=None):
     """torch's scatter_reduce backward: self's gradient (``which`` 0) or src's (1)."""
     data, const = xp.data, xp.constant
@@ -303,6 +310,7 @@ def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, wh
         n = const(_counts(xp, tuple(g.shape), key, include_self).astype(dt))
         gs, gsrc = (g / n, None) if which == 0 else (None, gather(g) / const(_np_gather(data(n), dim, idx)))
     elif reduce in ("amax", "amin"):
+        _broadcasts(data(src), idx)
         s, r = data(self), data(result)
         self_is = s == r
         src_is = data(src) == _np_gather(r, dim, idx)
@@ -317,6 +325,7 @@ def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, wh
             others = xp.apply(SCATTER_REDUCE, masked_self, src, params=(dim, index, reduce, include_self))
             gs, gsrc = g * others / masked_self, None
         else:
+            _broadcasts(data(src), idx)
             src_zero = data(src) == 0
             zeros_there = np.zeros(tuple(g.shape), dtype=np.int64)
             np.add.at(_along(zeros_there), key, src_zero.astype(np.int64))
