@@ -254,7 +254,7 @@ def _identity(reduce: str, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-def _counts(xp, shape: tuple, key, include_self: bool):
+def _counts(shape: tuple, key, include_self: bool):
     """How many values each position of the result reduces (itself when included, and what lands there)."""
     n = np.ones(shape, dtype=np.int64)
     if not include_self:
@@ -275,7 +275,7 @@ def _reduce_fwd(xp, a, src, dim, index, reduce, include_self):
         view[key] = _identity(reduce, out.dtype)
     getattr(np, _UFUNC[reduce]).at(view, key, vals)
     if reduce == "mean":
-        n = _counts(xp, out.shape, key, include_self)
+        n = _counts(out.shape, key, include_self)
         if out.dtype.kind in "fc":
             out /= n
         else:
@@ -307,7 +307,7 @@ def _reduce_grads(xp, g, self, src, result, dim, index, reduce, include_self, wh
     if reduce == "sum":
         gs, gsrc = (g, None) if which == 0 else (None, gather(g))
     elif reduce == "mean":
-        n = const(_counts(xp, tuple(g.shape), key, include_self).astype(dt))
+        n = const(_counts(tuple(g.shape), key, include_self).astype(dt))
         gs, gsrc = (g / n, None) if which == 0 else (None, gather(g) / const(_np_gather(data(n), dim, idx)))
     elif reduce in ("amax", "amin"):
         _broadcasts(data(src), idx)
