@@ -50,6 +50,12 @@ from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, 
                                repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
 from ._ops.out_arg import add_out_args as _add_out_args
+# (tops1: the fused BLAS forms, indexed writes and strided views: _ops/blas_extra.py, index_extra.py, strided_extra.py)
+from ._ops.blas_extra import addbmm, addmv, addmv_, addr, baddbmm
+from ._ops.index_extra import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter,
+                               nonzero_static, put, scatter_reduce)
+from ._ops.strided_extra import (as_strided, as_strided_, as_strided_scatter, diagonal_scatter, select_scatter,
+                                 slice_scatter)
 
 _add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
 # in-place variants and aliases torch also has at the top level (torch.ceil_, torch.fix, torch.ravel, ...)
