@@ -1,26 +1,52 @@
-"""leafgrad.distributions: torch.distributions' families that compose leafgrad's existing ops.
+"""leafgrad.distributions: torch.distributions' families on leafgrad's ops.
 
-Normal, Bernoulli, Categorical, OneHotCategorical (and its straight-through variant), Uniform,
-Laplace, Exponential and Independent, with ``sample``/``rsample``/``log_prob``/``entropy``/
-``cdf``/``icdf``/moments, argument validation as torch's, and ``kl_divergence`` with torch's
-registry. Each formula is the op composition torch uses, so values and gradients match torch's;
-draws come from leafgrad's random stream (NumPy's), not torch's.
+Continuous (Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
+StudentT, MultivariateNormal), transformed (LogNormal, HalfNormal, HalfCauchy, Gumbel,
+LogisticNormal, RelaxedBernoulli, TransformedDistribution with ``transforms``), discrete
+(Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial, Geometric, NegativeBinomial) and
+composite (Independent, MixtureSameFamily) families, with ``sample``/``rsample``/``log_prob``/
+``entropy``/``cdf``/``icdf``/moments, argument validation as torch's, and ``kl_divergence`` with
+torch's registry. Each formula is the op composition torch uses, so values and gradients match
+torch's (Gamma/Dirichlet draws use torch's implicit reparameterisation gradients); draws come
+from leafgrad's random stream (NumPy's), not torch's.
 """
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
+from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .poisson import Poisson
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transformed_families import (Gumbel, HalfCauchy, HalfNormal, LogisticNormal, LogitRelaxedBernoulli, LogNormal,
+                                   RelaxedBernoulli)
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
+                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform,
+                         Transform, identity_transform)
 from .uniform import Uniform
+from . import kl_families  # noqa: F401,E402  (registers the KL pairs of the families above)
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace",
-           "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence",
-           "register_kl"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
+           "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
+           "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
+           "Uniform", "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms"]
