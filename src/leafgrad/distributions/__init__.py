@@ -22,7 +22,8 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
-from .gamma import Chi2, Gamma
+from .chi2 import Chi2
+from .gamma import Gamma
 from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -34,8 +35,12 @@ from .normal import Normal
 from .poisson import Poisson
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transformed_families import (Gumbel, HalfCauchy, HalfNormal, LogisticNormal, LogitRelaxedBernoulli, LogNormal,
-                                   RelaxedBernoulli)
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .relaxed_bernoulli import RelaxedBernoulli
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform,
                          Transform, identity_transform)
@@ -45,7 +50,7 @@ from . import kl_families  # noqa: F401,E402  (registers the KL pairs of the fam
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
            "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "LogisticNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
+           "LogisticNormal", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",

@@ -205,8 +205,8 @@ def _gammainc_grad_x(xp, g, self, other):
 
 
 def _gammainc_grad_a(xp, g, self, other):
-    raise RuntimeError("the derivative of gammainc(a, x) with respect to a is not implemented (as in "
-                              "torch): detach the concentration, or differentiate with respect to x only.")
+    raise NotImplementedError("the derivative for 'igamma: input' is not implemented: gammainc(a, x) has no "
+                              "gradient in a (as in torch); detach the concentration, or differentiate in x only.")
 
 
 from .._ops.special_ops import LGAMMA as _LGAMMA  # noqa: E402

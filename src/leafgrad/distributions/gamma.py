@@ -1,4 +1,4 @@
-"""Gamma(concentration, rate) and Chi2(df) = Gamma(df / 2, 1 / 2).
+"""Gamma(concentration, rate).
 
 Draws are reparameterised through ``_standard_gamma`` (see ``_reparam.py``): the gradient of a
 draw with respect to the concentration is the implicit one torch computes, and the rate enters
@@ -14,7 +14,7 @@ from ._reparam import gammainc, standard_gamma
 from .exp_family import ExponentialFamily
 from .utils import expand_params, set_broadcast_params
 
-__all__ = ["Gamma", "Chi2"]
+__all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -71,18 +71,3 @@ class Gamma(ExponentialFamily):
             self._validate_sample(value)
         a, x = leafgrad.broadcast_tensors(self.concentration, self.rate * value)
         return gammainc(a, x)
-
-
-class Chi2(Gamma):
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df, validate_args=None) -> None:
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
-
-    @property
-    def df(self):
-        return self.concentration * 2

@@ -24,12 +24,11 @@ from .multivariate_normal import MultivariateNormal, batch_mahalanobis
 from .normal import Normal
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
-from .transformed_families import Gumbel, HalfNormal
+from .gumbel import EULER as _EULER, Gumbel
+from .half_normal import HalfNormal
 from .uniform import Uniform
 
 __all__: list = []
-
-_EULER = 0.57721566490153286060
 
 
 def _x_log_x(t):

@@ -8,7 +8,7 @@ from leafgrad import Size
 
 from . import constraints
 from .distribution import Distribution
-from .gamma import Chi2
+from .chi2 import Chi2
 from .utils import broadcast_all
 
 __all__ = ["StudentT"]
