@@ -99,6 +99,13 @@ FAMILIES = {
                  {"loc": MVLOC, "prec": COV}, RNG.normal(size=(2, 3))),
     "MVN-tril": (lambda m, p: m.distributions.MultivariateNormal(p["loc"], scale_tril=p["L"]),
                  {"loc": MVLOC, "L": np.linalg.cholesky(COV)}, RNG.normal(size=(4, 2, 3))),
+    "LowRankMVN": (lambda m, p: m.distributions.LowRankMultivariateNormal(p["loc"], p["W"], p["D"]),
+                   {"loc": MVLOC, "W": A[..., :2].copy(), "D": POS}, RNG.normal(size=(4, 2, 3))),
+    "RelaxedOneHot": (lambda m, p: m.distributions.RelaxedOneHotCategorical(p["temp"], logits=p["logits"]),
+                      {"temp": np.array(0.6), "logits": CONC}, RNG.dirichlet(np.ones(4), 2)),
+    "ExpRelaxedCategorical": (lambda m, p: m.distributions.relaxed_categorical.ExpRelaxedCategorical(
+        p["temp"], probs=p["probs"]), {"temp": np.array(0.6), "probs": RNG.dirichlet(np.ones(4), 2)},
+        np.log(RNG.dirichlet(np.ones(4), 2))),
     "TanhNormal": (_tanh_normal, {"loc": LOC, "scale": POS}, RNG.uniform(-0.9, 0.9, (2, 3))),
     "AffineExp": (_affine_exp, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 3, (2, 3))),
     "SigmoidNormal": (_sigmoid_normal, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 0.9, (2, 3))),
@@ -245,6 +252,8 @@ MOMENTS = {
     "HalfNormal": lambda m: m.distributions.HalfNormal(m.tensor([1.0, 3.0])),
     "Gumbel": lambda m: m.distributions.Gumbel(m.tensor([0.0, 2.0]), m.tensor([1.0, 0.5])),
     "MVN": lambda m: m.distributions.MultivariateNormal(m.tensor(MVLOC[0]), m.tensor(COV[0])),
+    "LowRankMVN": lambda m: m.distributions.LowRankMultivariateNormal(m.tensor(MVLOC[0]), m.tensor(A[0, :, :2]),
+                                                                     m.tensor(POS[0])),
     "Mixture": lambda m: m.distributions.MixtureSameFamily(m.distributions.Categorical(m.tensor([0.3, 0.7])),
                                                           m.distributions.Normal(m.tensor([-2.0, 1.0]),
                                                                                  m.tensor([0.5, 1.0]))),
@@ -263,9 +272,9 @@ def test_sample_moments(name):
     assert bool(((s.var(0) - var).abs() < 0.06 * var + 1e-9).all()), (s.var(0), var)
     ref = MOMENTS[name](torch)  # the same moments as torch's
     np.testing.assert_allclose(mean.numpy(), ref.mean.double().numpy(), rtol=1e-6)
-    if name == "MVN":
+    if name in ("MVN", "LowRankMVN"):
         cov = np.cov(s.numpy().T)
-        np.testing.assert_allclose(cov, COV[0], rtol=0.06, atol=0.06)
+        np.testing.assert_allclose(cov, d.covariance_matrix.numpy(), rtol=0.06, atol=0.06)
 
 
 def test_tanh_transform_cache_returns_the_pre_image():
@@ -329,6 +338,13 @@ BAD = [
                                                                        m.tensor([[1.0, 0.5], [0.0, 1.0]]))),
     ("mvn tril upper", lambda m: m.distributions.MultivariateNormal(m.zeros(2),
                                                                     scale_tril=m.tensor([[1.0, 0.5], [0.0, 1.0]]))),
+    ("lowrank factor rows", lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(3, 1), m.ones(2))),
+    ("lowrank diag", lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2, 1), m.ones(3))),
+    ("lowrank batch", lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(3, 2), m.ones(2, 2, 1),
+                                                                          m.ones(2))),
+    ("lowrank 1-d factor", lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2), m.ones(2))),
+    ("relaxed onehot simplex", lambda m: m.distributions.RelaxedOneHotCategorical(m.tensor(0.5),
+                                                                                  probs=m.tensor([0.7, -0.5]))),
     ("mvn event", lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2)).log_prob(m.zeros(3))),
     ("transforms not list", lambda m: m.distributions.TransformedDistribution(m.distributions.Normal(0.0, 1.0),
                                                                               (m.distributions.ExpTransform(),))),
@@ -370,6 +386,7 @@ def _kl_build(m, fam, v):
         "HalfNormal": lambda: D.HalfNormal(t(POS * s)),
         "Cauchy": lambda: D.Cauchy(t(LOC + v), t(POS * s)),
         "MVN": lambda: D.MultivariateNormal(t(MVLOC + v), t(COV * s)),
+        "LowRankMVN": lambda: D.LowRankMultivariateNormal(t(MVLOC - v), t(A[..., :2] * s), t(POS + v)),
         "Normal": lambda: D.Normal(t(LOC + v), t(POS * s)),
         "Exponential": lambda: D.Exponential(t(POS * s)),
         "Uniform": lambda: D.Uniform(t(PROBS * 0.5 - 0.1 * v), t(PROBS * 0.5 + 0.3 + 0.1 * v)),
@@ -380,7 +397,7 @@ def _kl_build(m, fam, v):
 
 
 KL_FAMS = ["Gamma", "Beta", "Dirichlet", "Poisson", "Binomial", "Geometric", "Gumbel", "HalfNormal", "Cauchy", "MVN",
-           "Normal", "Exponential", "Uniform", "Laplace", "Bernoulli", "LogNormal"]
+           "LowRankMVN", "Normal", "Exponential", "Uniform", "Laplace", "Bernoulli", "LogNormal"]
 
 
 def _kl(m, fp, fq):
@@ -414,7 +431,8 @@ def test_kl_divergence(fp, fq):
 
 
 def test_second_order_gradients_of_log_prob():
-    for name in ("Gamma", "Beta", "MVN-tril", "StudentT", "TanhNormal", "NegativeBinomial"):
+    for name in ("Gamma", "Beta", "MVN-tril", "StudentT", "TanhNormal", "NegativeBinomial", "LowRankMVN",
+                 "RelaxedOneHot"):
         build, params, value = FAMILIES[name]
         res = []
         for m in (torch, lg):

@@ -1,8 +1,8 @@
 """leafgrad.distributions: torch.distributions' families on leafgrad's ops.
 
 Continuous (Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
-StudentT, MultivariateNormal), transformed (LogNormal, HalfNormal, HalfCauchy, Gumbel,
-LogisticNormal, RelaxedBernoulli, TransformedDistribution with ``transforms``), discrete
+StudentT, MultivariateNormal, LowRankMultivariateNormal), transformed (LogNormal, HalfNormal, HalfCauchy, Gumbel,
+LogisticNormal, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution with ``transforms``), discrete
 (Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial, Geometric, NegativeBinomial) and
 composite (Independent, MixtureSameFamily) families, with ``sample``/``rsample``/``log_prob``/
 ``entropy``/``cdf``/``icdf``/moments, argument validation as torch's, and ``kl_divergence`` with
@@ -28,6 +28,7 @@ from .geometric import Geometric
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
@@ -41,17 +42,18 @@ from .half_normal import HalfNormal
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform,
                          Transform, identity_transform)
 from .uniform import Uniform
-from . import kl_families  # noqa: F401,E402  (registers the KL pairs of the families above)
+from . import kl_families, kl_lowrank  # noqa: F401,E402  (register the KL pairs of the families above)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
            "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "LogisticNormal", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
+           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
-           "RelaxedBernoulli", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
            "Uniform", "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms"]
