@@ -106,6 +106,17 @@ FAMILIES = {
     "ExpRelaxedCategorical": (lambda m, p: m.distributions.relaxed_categorical.ExpRelaxedCategorical(
         p["temp"], probs=p["probs"]), {"temp": np.array(0.6), "probs": RNG.dirichlet(np.ones(4), 2)},
         np.log(RNG.dirichlet(np.ones(4), 2))),
+    "Multinomial": (lambda m, p: m.distributions.Multinomial(6, probs=p["probs"]),
+                    {"probs": RNG.dirichlet(np.ones(4), 2)}, np.array([[0.0, 1.0, 2.0, 3.0], [6.0, 0.0, 0.0, 0.0]])),
+    "Multinomial-logits": (lambda m, p: m.distributions.Multinomial(4, logits=p["logits"]), {"logits": CONC},
+                           np.array([[1.0, 1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 4.0]])),
+    "Pareto": (lambda m, p: m.distributions.Pareto(p["scale"], p["alpha"]),
+               {"scale": POS * 0.1, "alpha": np.array([[0.8, 1.5, 3.0], [4.0, 2.5, 9.0]])},
+               RNG.uniform(0.4, 3, (2, 3))),
+    "Weibull": (lambda m, p: m.distributions.Weibull(p["scale"], p["c"]), {"scale": POS, "c": POS2},
+                RNG.uniform(0.1, 3, (2, 3))),
+    "InverseGamma": (lambda m, p: m.distributions.InverseGamma(p["c"], p["r"]),
+                     {"c": np.array([[0.8, 1.5, 3.0], [4.0, 2.5, 9.0]]), "r": POS2}, RNG.uniform(0.1, 3, (2, 3))),
     "TanhNormal": (_tanh_normal, {"loc": LOC, "scale": POS}, RNG.uniform(-0.9, 0.9, (2, 3))),
     "AffineExp": (_affine_exp, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 3, (2, 3))),
     "SigmoidNormal": (_sigmoid_normal, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 0.9, (2, 3))),
@@ -258,6 +269,10 @@ MOMENTS = {
                                                           m.distributions.Normal(m.tensor([-2.0, 1.0]),
                                                                                  m.tensor([0.5, 1.0]))),
     "Chi2": lambda m: m.distributions.Chi2(m.tensor([3.0, 0.5])),
+    "Multinomial": lambda m: m.distributions.Multinomial(8, m.tensor([0.2, 0.3, 0.5])),
+    "Pareto": lambda m: m.distributions.Pareto(m.tensor([1.0, 2.0]), m.tensor([6.0, 9.0])),
+    "Weibull": lambda m: m.distributions.Weibull(m.tensor([1.0, 2.0]), m.tensor([0.8, 3.0])),
+    "InverseGamma": lambda m: m.distributions.InverseGamma(m.tensor([7.0, 9.0]), m.tensor([1.0, 3.0])),
 }
 
 
@@ -345,6 +360,11 @@ BAD = [
     ("lowrank 1-d factor", lambda m: m.distributions.LowRankMultivariateNormal(m.zeros(2), m.ones(2), m.ones(2))),
     ("relaxed onehot simplex", lambda m: m.distributions.RelaxedOneHotCategorical(m.tensor(0.5),
                                                                                   probs=m.tensor([0.7, -0.5]))),
+    ("multinomial count", lambda m: m.distributions.Multinomial(m.tensor(3), m.tensor([0.5, 0.5]))),
+    ("multinomial value", lambda m: m.distributions.Multinomial(3, m.tensor([0.5, 0.5])).log_prob(
+        m.tensor([3.0, 2.0]))),
+    ("pareto support", lambda m: m.distributions.Pareto(m.tensor([2.0]), m.tensor([1.0])).log_prob(m.tensor([1.0]))),
+    ("weibull concentration", lambda m: m.distributions.Weibull(m.tensor([1.0]), m.tensor([-1.0]))),
     ("mvn event", lambda m: m.distributions.MultivariateNormal(m.zeros(2), m.eye(2)).log_prob(m.zeros(3))),
     ("transforms not list", lambda m: m.distributions.TransformedDistribution(m.distributions.Normal(0.0, 1.0),
                                                                               (m.distributions.ExpTransform(),))),
@@ -393,11 +413,13 @@ def _kl_build(m, fam, v):
         "Laplace": lambda: D.Laplace(t(LOC + v), t(POS * s)),
         "Bernoulli": lambda: D.Bernoulli(t(PROBS ** s)),
         "LogNormal": lambda: D.LogNormal(t(LOC + v), t(POS * s)),
+        "Pareto": lambda: D.Pareto(t(POS * (0.5 - 0.2 * v)), t(POS2 * 2 * s)),
     }[fam]()
 
 
 KL_FAMS = ["Gamma", "Beta", "Dirichlet", "Poisson", "Binomial", "Geometric", "Gumbel", "HalfNormal", "Cauchy", "MVN",
-           "LowRankMVN", "Normal", "Exponential", "Uniform", "Laplace", "Bernoulli", "LogNormal"]
+           "LowRankMVN", "Normal", "Exponential", "Uniform", "Laplace", "Bernoulli", "LogNormal",
+           "Pareto"]
 
 
 def _kl(m, fp, fq):

@@ -1,14 +1,15 @@
 """leafgrad.distributions: torch.distributions' families on leafgrad's ops.
 
-Continuous (Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
-StudentT, MultivariateNormal, LowRankMultivariateNormal), transformed (LogNormal, HalfNormal, HalfCauchy, Gumbel,
-LogisticNormal, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution with ``transforms``), discrete
-(Bernoulli, Categorical, OneHotCategorical, Poisson, Binomial, Geometric, NegativeBinomial) and
-composite (Independent, MixtureSameFamily) families, with ``sample``/``rsample``/``log_prob``/
-``entropy``/``cdf``/``icdf``/moments, argument validation as torch's, and ``kl_divergence`` with
-torch's registry. Each formula is the op composition torch uses, so values and gradients match
-torch's (Gamma/Dirichlet draws use torch's implicit reparameterisation gradients); draws come
-from leafgrad's random stream (NumPy's), not torch's.
+Continuous: Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
+StudentT, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal, HalfNormal,
+HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, LogisticNormal, RelaxedBernoulli,
+RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``. Discrete: Bernoulli,
+Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric, NegativeBinomial.
+Composite: Independent, MixtureSameFamily. Each has torch's ``sample``/``rsample``/``log_prob``/
+``entropy``/``cdf``/``icdf``/moments and argument validation, and ``kl_divergence`` dispatches
+through torch's registry. Formulas are the op compositions torch uses, so values and gradients
+match torch's (Gamma/Dirichlet draws carry torch's implicit reparameterisation gradients); draws
+come from leafgrad's random stream (NumPy's), not torch's.
 """
 from __future__ import annotations
 
@@ -26,13 +27,16 @@ from .chi2 import Chi2
 from .gamma import Gamma
 from .geometric import Geometric
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .pareto import Pareto
 from .poisson import Poisson
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
@@ -47,13 +51,16 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTra
                          SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform,
                          Transform, identity_transform)
 from .uniform import Uniform
-from . import kl_families, kl_lowrank  # noqa: F401,E402  (register the KL pairs of the families above)
+from .weibull import Weibull
+from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register the KL pairs of the families above)
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily",
-           "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "NegativeBinomial",
-           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "constraints", "identity_transform", "kl_divergence", "register_kl", "transforms"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
+           "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
+           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "InverseGamma", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transforms"]

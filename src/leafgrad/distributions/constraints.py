@@ -10,7 +10,7 @@ __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_
            "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
            "simplex", "unit_interval", "square", "symmetric", "positive_definite", "lower_triangular",
-           "lower_cholesky"]
+           "lower_cholesky", "multinomial"]
 
 
 class Constraint:
@@ -252,6 +252,19 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (Multinomial's support)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -276,3 +289,4 @@ symmetric = _Symmetric()
 positive_definite = _PositiveDefinite()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+multinomial = _Multinomial
