@@ -8,7 +8,8 @@ from . import constraints
 from ._draws import binomial
 from .bernoulli import _probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ._params import binary_logits, binary_probs, expand_probs_or_logits, param_new, param_shape
+from .utils import broadcast_all
 
 __all__ = ["Binomial", "count_and_param", "expand_count_and_param"]
 
@@ -27,10 +28,7 @@ def expand_count_and_param(dist, cls, batch_shape, _instance=None):
     new = dist._get_checked_instance(cls, _instance)
     batch_shape = Size(batch_shape)
     new.total_count = dist.total_count.expand(batch_shape)
-    for name in ("probs", "logits"):
-        if name in dist.__dict__:
-            setattr(new, name, getattr(dist, name).expand(batch_shape))
-            new._param = getattr(new, name)
+    expand_probs_or_logits(dist, new, batch_shape)
     super(cls, new).__init__(batch_shape, validate_args=False)
     new._validate_args = dist._validate_args
     return new
@@ -53,8 +51,7 @@ class Binomial(Distribution):
     def expand(self, batch_shape, _instance=None):
         return expand_count_and_param(self, Binomial, batch_shape, _instance)
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+    _new = param_new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -72,17 +69,9 @@ class Binomial(Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
+    logits = binary_logits
+    probs = binary_probs
+    param_shape = param_shape
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -10,7 +10,8 @@ from leafgrad import Size
 from . import constraints
 from .bernoulli import _probs_or_logits
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ._params import binary_logits, binary_probs
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
@@ -39,7 +40,7 @@ class Geometric(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
+        for name in ("probs", "logits"):  # (Geometric keeps no _param)
             if name in self.__dict__:
                 setattr(new, name, getattr(self, name).expand(batch_shape))
         super(Geometric, new).__init__(batch_shape, validate_args=False)
@@ -58,13 +59,8 @@ class Geometric(Distribution):
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+    logits = binary_logits
+    probs = binary_probs
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

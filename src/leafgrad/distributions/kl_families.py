@@ -277,30 +277,19 @@ def _kl_uniform_gumbel(p, q):
 
 
 # an unbounded or half-bounded support against a narrower one: infinite everywhere
-@register_kl(Exponential, Beta)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
+def infinite_kl(attr: str):
+    """KL(p || q) = inf in p's batch shape, read from p's parameter ``attr``."""
+    def kl(p, q):
+        return _infinite_like(getattr(p, attr))
+    kl.__name__ = f"_kl_infinity_by_{attr}"
+    return kl
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Uniform)
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Gamma)
-@register_kl(Normal, Beta)
-@register_kl(Normal, Gamma)
-def _kl_loc_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
+_INFINITE = {"rate": [(Exponential, Beta), (Poisson, Bernoulli), (Poisson, Binomial)],
+             "concentration": [(Gamma, Beta), (Gamma, Uniform)],
+             "loc": [(Gumbel, Beta), (Gumbel, Exponential), (Gumbel, Gamma), (Gumbel, Uniform), (Laplace, Beta),
+                     (Laplace, Gamma), (Normal, Beta), (Normal, Gamma)]}
+INFINITE_KL = {attr: infinite_kl(attr) for attr in ("rate", "concentration", "loc", "scale", "concentration1")}
+for _attr, _pairs in _INFINITE.items():
+    for _p, _q in _pairs:
+        register_kl(_p, _q)(INFINITE_KL[_attr])

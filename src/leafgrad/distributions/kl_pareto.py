@@ -7,8 +7,8 @@ from .beta import Beta
 from .exponential import Exponential
 from .gamma import Gamma
 from .gumbel import Gumbel
-from .kl import _infinite_like, register_kl
-from .kl_families import _x_log_x
+from .kl import register_kl
+from .kl_families import INFINITE_KL, _x_log_x
 from .laplace import Laplace
 from .normal import Normal
 from .pareto import Pareto
@@ -72,29 +72,7 @@ def _kl_uniform_pareto(p, q):
     return result
 
 
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
-
-
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, Pareto)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gumbel, Pareto)
-@register_kl(Laplace, Pareto)
-@register_kl(Normal, Pareto)
-def _kl_loc_infinity(p, q):
-    return _infinite_like(p.loc)
+for _p, _q, _attr in [(Pareto, Beta, "scale"), (Pareto, Uniform, "scale"), (Beta, Pareto, "concentration1"),
+                      (Exponential, Pareto, "rate"), (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
+                      (Laplace, Pareto, "loc"), (Normal, Pareto, "loc")]:
+    register_kl(_p, _q)(INFINITE_KL[_attr])  # (an unbounded support against Pareto's half-line, or the reverse)

@@ -7,6 +7,7 @@ import leafgrad
 from leafgrad import Size
 
 from . import constraints
+from ._params import delegate
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -51,17 +52,9 @@ class Multinomial(Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
+    logits = delegate("_categorical.logits")
+    probs = delegate("_categorical.probs")
+    param_shape = delegate("_categorical.param_shape")
 
     def sample(self, sample_shape=Size()):
         sample_shape = Size(sample_shape)

@@ -13,7 +13,8 @@ from ._draws import poisson
 from .binomial import count_and_param, expand_count_and_param
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from ._params import binary_logits, binary_probs, param_new, param_shape
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 
@@ -30,8 +31,7 @@ class NegativeBinomial(Distribution):
     def expand(self, batch_shape, _instance=None):
         return expand_count_and_param(self, NegativeBinomial, batch_shape, _instance)
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+    _new = param_new
 
     @property
     def mean(self):
@@ -45,17 +45,9 @@ class NegativeBinomial(Distribution):
     def variance(self):
         return self.mean / leafgrad.sigmoid(-self.logits)
 
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
+    logits = binary_logits
+    probs = binary_probs
+    param_shape = param_shape
 
     @lazy_property
     def _gamma(self):

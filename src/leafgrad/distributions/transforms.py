@@ -264,16 +264,19 @@ class ComposeTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
+def _equal_by_type(cls):
+    """A parameterless transform equals every other instance of its class (torch's rule)."""
+    cls.__eq__ = lambda self, other: isinstance(other, cls)
+    cls.__hash__ = object.__hash__
+    return cls
+
+
+@_equal_by_type
 class ExpTransform(Transform):
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -334,16 +337,12 @@ def _clipped_sigmoid(x):
     return leafgrad.clamp(leafgrad.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
+@_equal_by_type
 class SigmoidTransform(Transform):
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -357,16 +356,12 @@ class SigmoidTransform(Transform):
         return -F.softplus(-x) - F.softplus(x)
 
 
+@_equal_by_type
 class SoftplusTransform(Transform):
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return F.softplus(x)
@@ -378,6 +373,7 @@ class SoftplusTransform(Transform):
         return -F.softplus(-x)
 
 
+@_equal_by_type
 class TanhTransform(Transform):
     """y = tanh(x), with log |dy/dx| = 2 (log 2 - x - softplus(-2x)), stable for large |x|."""
 
@@ -385,11 +381,6 @@ class TanhTransform(Transform):
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -401,14 +392,10 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
+@_equal_by_type
 class AbsTransform(Transform):
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -493,16 +480,12 @@ class AffineTransform(Transform):
     inverse_shape = _param_shape
 
 
+@_equal_by_type
 class SoftmaxTransform(Transform):
     """Unconstrained reals to the simplex by exp-and-normalise (not bijective; no log-det)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -519,17 +502,13 @@ class SoftmaxTransform(Transform):
     inverse_shape = forward_shape
 
 
+@_equal_by_type
 class StickBreakingTransform(Transform):
     """R^(K-1) to the K-simplex by breaking a stick (bijective; LogisticNormal's map)."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
