@@ -158,15 +158,25 @@ def _pair(fn):
 def test_values_and_gradients(name, quantity):
     t = _pair(lambda: _evaluate(torch, name, quantity))
     got = _pair(lambda: _evaluate(lg, name, quantity))
-    assert t[0] == got[0], (t, got)
-    if t[0] == "raise":
-        assert t[1] == got[1]
+    if _same_failure(t, got):
         return
     (tv, tdt, trg, tg), (lv, ldt, lrg, lgr) = t[1], got[1]
     assert (tdt, trg) == (ldt, lrg) and tv.shape == lv.shape
-    np.testing.assert_allclose(lv, tv, rtol=1e-9, atol=1e-11, equal_nan=True)
-    assert len(tg) == len(lgr)
-    for a, b in zip(lgr, tg):
+    _assert_close(lv, tv, lgr, tg)
+
+
+def _same_failure(t, got) -> bool:
+    """Both raised the same class (True), or both returned (False)."""
+    assert t[0] == got[0], (t, got)
+    if t[0] == "raise":
+        assert t[1] == got[1]
+    return t[0] == "raise"
+
+
+def _assert_close(value, want, grads, want_grads) -> None:
+    np.testing.assert_allclose(value, want, rtol=1e-9, atol=1e-11, equal_nan=True)
+    assert len(grads) == len(want_grads)
+    for a, b in zip(grads, want_grads):
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10, equal_nan=True)
@@ -441,15 +451,8 @@ def _kl(m, fp, fq):
 def test_kl_divergence(fp, fq):
     t = _pair(lambda: _kl(torch, fp, fq))
     got = _pair(lambda: _kl(lg, fp, fq))
-    assert t[0] == got[0], (t, got)
-    if t[0] == "raise":
-        assert t[1] == got[1]
-        return
-    np.testing.assert_allclose(got[1][0], t[1][0], rtol=1e-9, atol=1e-11)
-    for a, b in zip(got[1][1], t[1][1]):
-        assert (a is None) == (b is None)
-        if a is not None:
-            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    if not _same_failure(t, got):
+        _assert_close(got[1][0], t[1][0], got[1][1], t[1][1])
 
 
 def test_second_order_gradients_of_log_prob():
