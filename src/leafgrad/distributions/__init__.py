@@ -1,9 +1,9 @@
 """leafgrad.distributions: torch.distributions' families on leafgrad's ops.
 
 Continuous: Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
-StudentT, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal, HalfNormal,
-HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, LogisticNormal, RelaxedBernoulli,
-RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``. Discrete: Bernoulli,
+StudentT, FisherSnedecor, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal,
+HalfNormal, HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, Kumaraswamy, LogisticNormal,
+RelaxedBernoulli, RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``. Discrete: Bernoulli,
 Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric, NegativeBinomial.
 Composite: Independent, MixtureSameFamily. Each has torch's ``sample``/``rsample``/``log_prob``/
 ``entropy``/``cdf``/``icdf``/moments and argument validation, and ``kl_divergence`` dispatches
@@ -23,11 +23,13 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .chi2 import Chi2
 from .gamma import Gamma
 from .geometric import Geometric
 from .independent import Independent
 from .inverse_gamma import InverseGamma
+from .kumaraswamy import Kumaraswamy
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -56,11 +58,12 @@ from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register t
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
-           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "InverseGamma", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
-           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "constraints", "identity_transform",
-           "kl_divergence", "register_kl", "transforms"]
+           "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
+           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
+           "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence", "register_kl",
+           "transforms"]
