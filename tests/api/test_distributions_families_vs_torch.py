@@ -499,3 +499,52 @@ def test_register_kl_for_new_family_pair():
         _KL_MEMOIZE.clear()
     with raises_exactly(NotImplementedError):
         D.kl_divergence(D.Poisson(lg.ones(2)), D.Gamma(lg.ones(2), 1.0))
+
+
+def _registry_facts(m):
+    D = m.distributions
+    C = D.constraints
+    x = m.tensor([[0.3, -1.2, 0.7], [1.5, 0.1, -0.4], [0.0, 2.0, -3.0]], dtype=m.float64)
+    out = []
+    for c in (C.real, C.positive, C.nonnegative, C.greater_than(2.0), C.less_than(-1.0), C.unit_interval,
+              C.interval(-2.0, 3.0), C.half_open_interval(0.0, 5.0), C.simplex, C.independent(C.positive, 1),
+              C.lower_cholesky, C.real_vector):
+        for reg in (D.biject_to, D.transform_to):
+            row = [repr(c)]
+            try:
+                t = reg(c)
+            except NotImplementedError as e:
+                out.append(row + ["NotImplementedError", str(e)])
+                continue
+            y = t(x)
+            row += [type(t).__name__, repr(t.domain), repr(t.codomain), bool(c.check(y).all()),
+                    np.round(y.numpy(), 10).tolist()]
+            if t.bijective:
+                row.append(np.round(t.inv(y).numpy(), 8).tolist())
+                row.append(np.round(t.log_abs_det_jacobian(x, y).numpy(), 10).tolist())
+            out.append(row)
+    return out
+
+
+def test_biject_to_and_transform_to():
+    same_outcome(lambda: _registry_facts(torch), lambda: _registry_facts(lg))
+    for m in (torch, lg):
+        with raises_exactly(TypeError):
+            m.distributions.biject_to.register(3, lambda c: None)
+        with raises_exactly(NotImplementedError):
+            m.distributions.biject_to(m.distributions.constraints.lower_cholesky)
+
+
+def test_independent_transform_gradients():
+    res = []
+    for m in (torch, lg):
+        T = m.distributions.transforms
+        x = m.tensor(LOC, requires_grad=True)
+        t = T.IndependentTransform(T.SigmoidTransform(), 1)
+        y = t(x)
+        ladj = t.log_abs_det_jacobian(x, y)
+        (g,) = m.autograd.grad((ladj * m.arange(1.0, 3.0, dtype=m.float64)).sum(), x)
+        res.append((repr(t), tuple(ladj.shape), ladj.detach().numpy(), g.numpy()))
+    assert res[0][:2] == res[1][:2]
+    np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-12)
+    np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-12)

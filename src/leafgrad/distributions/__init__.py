@@ -19,19 +19,25 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
-from .chi2 import Chi2
 from .gamma import Gamma
 from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
-from .kumaraswamy import Kumaraswamy
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -40,18 +46,13 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .pareto import Pareto
 from .poisson import Poisson
-from .studentT import StudentT
-from .transformed_distribution import TransformedDistribution
-from .gumbel import Gumbel
-from .half_cauchy import HalfCauchy
-from .half_normal import HalfNormal
-from .log_normal import LogNormal
-from .logistic_normal import LogisticNormal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
-                         SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform,
-                         Transform, identity_transform)
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+                         LowerCholeskyTransform, PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
 from .weibull import Weibull
 from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register the KL pairs of the families above)
@@ -59,11 +60,11 @@ from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register t
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
            "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
-           "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "Weibull", "constraints", "identity_transform", "kl_divergence", "register_kl",
-           "transforms"]
+           "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints",
+           "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]

@@ -19,7 +19,8 @@ import leafgrad.nn.functional as F
 from . import constraints
 from .utils import lazy_property, sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PowerTransform",
            "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
            "Transform", "identity_transform"]
 
@@ -535,3 +536,69 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+class IndependentTransform(Transform):
+    """A base transform whose rightmost ``reinterpreted_batch_ndims`` dims form one event (log-dets summed)."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self) -> bool:
+        return self.base_transform.bijective
+
+    @property
+    def sign(self) -> int:
+        return self.base_transform.sign
+
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+
+@_equal_by_type
+class LowerCholeskyTransform(Transform):
+    """Unconstrained square matrices to lower-triangular ones with a positive (exp'd) diagonal."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
