@@ -548,3 +548,15 @@ def test_independent_transform_gradients():
     assert res[0][:2] == res[1][:2]
     np.testing.assert_allclose(res[1][2], res[0][2], rtol=1e-12)
     np.testing.assert_allclose(res[1][3], res[0][3], rtol=1e-12)
+
+
+def test_second_derivative_through_gamma_and_dirichlet_draws_as_torch():
+    for m in (torch, lg):
+        a = m.tensor([1.5, 0.5], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.distributions.Gamma(a, 1.0).rsample().sum(), a, create_graph=True)
+        assert g.requires_grad
+        with raises_exactly(NotImplementedError):
+            g.sum().backward()
+        d = m.distributions.Dirichlet(a).rsample()
+        (g,) = m.autograd.grad((d * m.tensor([1.0, 2.0], dtype=m.float64)).sum(), a, create_graph=True)
+        assert not g.requires_grad

@@ -171,12 +171,18 @@ def _gamma_fwd(xp, a):
     return np.asarray(_rng(None).standard_gamma(a)).astype(a.dtype, copy=False)
 
 
-def _gamma_grad(xp, g, self, result):
-    k = standard_gamma_grad(xp.data(self), xp.data(result)).astype(xp.data(result).dtype, copy=False)
-    return g * xp.constant(k)
+def _not_differentiable(xp, g, *saved):
+    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented: the implicit "
+                              "gradient of a Gamma draw has no gradient of its own (as in torch); a second "
+                              "derivative through rsample() is not available.")
 
 
-STANDARD_GAMMA = defop("StandardGammaBackward0", _gamma_fwd, _gamma_grad, saved=("self", "result"))
+STANDARD_GAMMA_GRAD = defop("StandardGammaGradBackward0",
+                            lambda xp, a, x: standard_gamma_grad(a, x).astype(x.dtype, copy=False),
+                            (_not_differentiable, _not_differentiable), n_in=2)
+STANDARD_GAMMA = defop("StandardGammaBackward0", _gamma_fwd,
+                       lambda xp, g, self, result: g * xp.apply(STANDARD_GAMMA_GRAD, self, result),
+                       saved=("self", "result"))
 
 
 def _dirichlet_fwd(xp, a):
@@ -188,9 +194,10 @@ def _dirichlet_fwd(xp, a):
 
 
 def _dirichlet_backward(xp, g, self, result):
-    x, alpha = xp.data(result), xp.data(self)
-    k = dirichlet_grad(x, alpha, alpha.sum(-1, keepdims=True)).astype(x.dtype, copy=False)
-    return xp.constant(k) * (g - xp.sum(xp.constant(x) * g, axis=-1, keepdims=True))
+    """Computed on the raw arrays only: torch's ``_Dirichlet`` backward is once-differentiable."""
+    x, alpha, gd = xp.data(result), xp.data(self), xp.data(g)
+    k = dirichlet_grad(x, alpha, alpha.sum(-1, keepdims=True))
+    return xp.constant((k * (gd - (x * gd).sum(-1, keepdims=True))).astype(x.dtype, copy=False))
 
 
 DIRICHLET = defop("_DirichletBackward", _dirichlet_fwd, _dirichlet_backward, saved=("self", "result"))
