@@ -123,6 +123,8 @@ FAMILIES = {
                        RNG.uniform(0.1, 3, (2, 3))),
     "Kumaraswamy": (lambda m, p: m.distributions.Kumaraswamy(p["a"], p["b"]),
                     {"a": np.array([[0.8, 1.5, 3.0], [4.0, 2.5, 9.0]]), "b": POS2}, RNG.uniform(0.1, 0.9, (2, 3))),
+    "VonMises": (lambda m, p: m.distributions.VonMises(p["loc"], p["k"]),
+                 {"loc": LOC, "k": np.array([[0.5, 3.0, 3.9], [8.0, 1.0, 20.0]])}, RNG.normal(size=(2, 3))),
     "TanhNormal": (_tanh_normal, {"loc": LOC, "scale": POS}, RNG.uniform(-0.9, 0.9, (2, 3))),
     "AffineExp": (_affine_exp, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 3, (2, 3))),
     "SigmoidNormal": (_sigmoid_normal, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 0.9, (2, 3))),
@@ -560,3 +562,15 @@ def test_second_derivative_through_gamma_and_dirichlet_draws_as_torch():
         d = m.distributions.Dirichlet(a).rsample()
         (g,) = m.autograd.grad((d * m.tensor([1.0, 2.0], dtype=m.float64)).sum(), a, create_graph=True)
         assert not g.requires_grad
+
+
+def test_von_mises_circular_moments_and_seed():
+    d = lg.distributions.VonMises(lg.tensor([0.5, -2.0]), lg.tensor([2.0, 0.3]))
+    lg.manual_seed(5)
+    s = d.sample((20000,)).double()
+    lg.manual_seed(5)
+    assert d.sample((20000,)).double().equal(s)
+    c, sn = s.cos().mean(0), s.sin().mean(0)
+    np.testing.assert_allclose(lg.atan2(sn, c).numpy(), [0.5, -2.0], atol=0.05)
+    np.testing.assert_allclose((1 - (c ** 2 + sn ** 2).sqrt()).numpy(), d.variance.numpy(), atol=0.02)
+    assert bool(((s >= -np.pi) & (s < np.pi)).all())

@@ -1,14 +1,15 @@
 """leafgrad.distributions: torch.distributions' families on leafgrad's ops.
 
-Continuous: Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy,
-StudentT, FisherSnedecor, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal,
+Continuous: Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet, Cauchy, StudentT,
+FisherSnedecor, VonMises, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal,
 HalfNormal, HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, Kumaraswamy, LogisticNormal,
-RelaxedBernoulli, RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``. Discrete: Bernoulli,
-Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric, NegativeBinomial.
-Composite: Independent, MixtureSameFamily. Each has torch's ``sample``/``rsample``/``log_prob``/
-``entropy``/``cdf``/``icdf``/moments and argument validation, and ``kl_divergence`` dispatches
-through torch's registry. Formulas are the op compositions torch uses, so values and gradients
-match torch's (Gamma/Dirichlet draws carry torch's implicit reparameterisation gradients); draws
+RelaxedBernoulli, RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``.
+Discrete: Bernoulli, Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric,
+NegativeBinomial. Composite: Independent, MixtureSameFamily. Each has torch's
+``sample``/``rsample``/``log_prob``/ ``entropy``/``cdf``/``icdf``/moments and argument validation,
+and ``kl_divergence`` dispatches through torch's registry. Formulas are the op compositions torch
+uses, so values and gradients match torch's (Gamma/Dirichlet draws carry torch's implicit
+reparameterisation gradients); draws
 come from leafgrad's random stream (NumPy's), not torch's.
 """
 from __future__ import annotations
@@ -54,6 +55,7 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTra
                          LowerCholeskyTransform, PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
                          StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register the KL pairs of the families above)
 
@@ -66,5 +68,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
            "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]
