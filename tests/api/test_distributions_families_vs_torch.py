@@ -571,6 +571,6 @@ def test_von_mises_circular_moments_and_seed():
     lg.manual_seed(5)
     assert d.sample((20000,)).double().equal(s)
     c, sn = s.cos().mean(0), s.sin().mean(0)
-    np.testing.assert_allclose(lg.atan2(sn, c).numpy(), [0.5, -2.0], atol=0.05)
+    np.testing.assert_allclose(lg.atan2(sn, c).numpy(), [0.5, -2.0], atol=0.15)  # (se ~0.035 at k = 0.3)
     np.testing.assert_allclose((1 - (c ** 2 + sn ** 2).sqrt()).numpy(), d.variance.numpy(), atol=0.02)
     assert bool(((s >= -np.pi) & (s < np.pi)).all())

@@ -6,11 +6,10 @@ HalfNormal, HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, Kumaraswamy, Logi
 RelaxedBernoulli, RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``.
 Discrete: Bernoulli, Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric,
 NegativeBinomial. Composite: Independent, MixtureSameFamily. Each has torch's
-``sample``/``rsample``/``log_prob``/ ``entropy``/``cdf``/``icdf``/moments and argument validation,
+``sample``/``rsample``/``log_prob``/``entropy``/``cdf``/``icdf``/moments and argument validation,
 and ``kl_divergence`` dispatches through torch's registry. Formulas are the op compositions torch
 uses, so values and gradients match torch's (Gamma/Dirichlet draws carry torch's implicit
-reparameterisation gradients); draws
-come from leafgrad's random stream (NumPy's), not torch's.
+reparameterisation gradients); draws come from leafgrad's random stream (NumPy's), not torch's.
 """
 from __future__ import annotations
 
