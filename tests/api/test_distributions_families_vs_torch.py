@@ -125,6 +125,11 @@ FAMILIES = {
                     {"a": np.array([[0.8, 1.5, 3.0], [4.0, 2.5, 9.0]]), "b": POS2}, RNG.uniform(0.1, 0.9, (2, 3))),
     "VonMises": (lambda m, p: m.distributions.VonMises(p["loc"], p["k"]),
                  {"loc": LOC, "k": np.array([[0.5, 3.0, 3.9], [8.0, 1.0, 20.0]])}, RNG.normal(size=(2, 3))),
+    "ContinuousBernoulli": (lambda m, p: m.distributions.ContinuousBernoulli(probs=p["probs"]),
+                            {"probs": np.array([[0.1, 0.4995, 0.5], [0.5004, 0.7, 0.95]])},
+                            RNG.uniform(0.05, 0.95, (2, 3))),
+    "ContinuousBernoulli-logits": (lambda m, p: m.distributions.ContinuousBernoulli(logits=p["logits"]),
+                                   {"logits": LOC}, RNG.uniform(0.05, 0.95, (2, 3))),
     "TanhNormal": (_tanh_normal, {"loc": LOC, "scale": POS}, RNG.uniform(-0.9, 0.9, (2, 3))),
     "AffineExp": (_affine_exp, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 3, (2, 3))),
     "SigmoidNormal": (_sigmoid_normal, {"loc": LOC, "scale": POS}, RNG.uniform(0.1, 0.9, (2, 3))),
@@ -289,6 +294,7 @@ MOMENTS = {
     "Chi2": lambda m: m.distributions.Chi2(m.tensor([3.0, 0.5])),
     "FisherSnedecor": lambda m: m.distributions.FisherSnedecor(m.tensor([5.0, 9.0]), m.tensor([12.0, 20.0])),
     "Kumaraswamy": lambda m: m.distributions.Kumaraswamy(m.tensor([0.7, 3.0]), m.tensor([2.0, 0.9])),
+    "ContinuousBernoulli": lambda m: m.distributions.ContinuousBernoulli(m.tensor([0.2, 0.5, 0.9])),
     "Multinomial": lambda m: m.distributions.Multinomial(8, m.tensor([0.2, 0.3, 0.5])),
     "Pareto": lambda m: m.distributions.Pareto(m.tensor([1.0, 2.0]), m.tensor([6.0, 9.0])),
     "Weibull": lambda m: m.distributions.Weibull(m.tensor([1.0, 2.0]), m.tensor([0.8, 3.0])),
@@ -433,13 +439,14 @@ def _kl_build(m, fam, v):
         "Laplace": lambda: D.Laplace(t(LOC + v), t(POS * s)),
         "Bernoulli": lambda: D.Bernoulli(t(PROBS ** s)),
         "LogNormal": lambda: D.LogNormal(t(LOC + v), t(POS * s)),
+        "ContinuousBernoulli": lambda: D.ContinuousBernoulli(t(PROBS ** s)),
         "Pareto": lambda: D.Pareto(t(POS * (0.5 - 0.2 * v)), t(POS2 * 2 * s)),
     }[fam]()
 
 
 KL_FAMS = ["Gamma", "Beta", "Dirichlet", "Poisson", "Binomial", "Geometric", "Gumbel", "HalfNormal", "Cauchy", "MVN",
            "LowRankMVN", "Normal", "Exponential", "Uniform", "Laplace", "Bernoulli", "LogNormal",
-           "Pareto"]
+           "Pareto", "ContinuousBernoulli"]
 
 
 def _kl(m, fp, fq):

@@ -4,12 +4,13 @@ Continuous: Normal, Laplace, Exponential, Uniform, Gamma, Chi2, Beta, Dirichlet,
 FisherSnedecor, VonMises, MultivariateNormal, LowRankMultivariateNormal. Transformed: LogNormal,
 HalfNormal, HalfCauchy, Gumbel, Pareto, Weibull, InverseGamma, Kumaraswamy, LogisticNormal,
 RelaxedBernoulli, RelaxedOneHotCategorical, and TransformedDistribution with ``transforms``.
-Discrete: Bernoulli, Categorical, OneHotCategorical, Multinomial, Poisson, Binomial, Geometric,
-NegativeBinomial. Composite: Independent, MixtureSameFamily. Each has torch's
-``sample``/``rsample``/``log_prob``/``entropy``/``cdf``/``icdf``/moments and argument validation,
-and ``kl_divergence`` dispatches through torch's registry. Formulas are the op compositions torch
-uses, so values and gradients match torch's (Gamma/Dirichlet draws carry torch's implicit
-reparameterisation gradients); draws come from leafgrad's random stream (NumPy's), not torch's.
+Discrete: Bernoulli, ContinuousBernoulli (on [0, 1]), Categorical, OneHotCategorical, Multinomial,
+Poisson, Binomial, Geometric, NegativeBinomial. Composite: Independent, MixtureSameFamily. Each has
+torch's ``sample``/``rsample``/``log_prob``/``entropy``/``cdf``/``icdf``/moments and argument
+validation, and ``kl_divergence`` dispatches through torch's registry. Formulas are the op
+compositions torch uses, so values and gradients match torch's (Gamma/Dirichlet draws carry torch's
+implicit reparameterisation gradients); draws come from leafgrad's random stream (NumPy's), not
+torch's.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraig
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -56,13 +58,13 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTra
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
-from . import kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register the KL pairs of the families above)
+from . import kl_continuous_bernoulli, kl_families, kl_lowrank, kl_pareto  # noqa: F401,E402  (register the KL pairs of the families above)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy",
-           "Chi2", "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential",
-           "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
-           "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
-           "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+           "Chi2", "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution", "ExpTransform",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+           "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform",
            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform",

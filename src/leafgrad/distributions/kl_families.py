@@ -289,7 +289,7 @@ _INFINITE = {"rate": [(Exponential, Beta), (Poisson, Bernoulli), (Poisson, Binom
              "concentration": [(Gamma, Beta), (Gamma, Uniform)],
              "loc": [(Gumbel, Beta), (Gumbel, Exponential), (Gumbel, Gamma), (Gumbel, Uniform), (Laplace, Beta),
                      (Laplace, Gamma), (Normal, Beta), (Normal, Gamma)]}
-INFINITE_KL = {attr: infinite_kl(attr) for attr in ("rate", "concentration", "loc", "scale", "concentration1")}
+INFINITE_KL = {attr: infinite_kl(attr) for attr in ("rate", "concentration", "loc", "scale", "concentration1", "probs")}
 for _attr, _pairs in _INFINITE.items():
     for _p, _q in _pairs:
         register_kl(_p, _q)(INFINITE_KL[_attr])
