@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import leafgrad
 from leafgrad import Size
 
@@ -47,6 +49,11 @@ def log_modified_bessel_fn(x, order: int = 0):
 
 
 def _rejection_sample(loc, concentration, proposal_r, x):
+    with np.errstate(invalid="ignore", divide="ignore"):  # (log of a negative c is a rejection, as in torch)
+        return _rejection_loop(loc, concentration, proposal_r, x)
+
+
+def _rejection_loop(loc, concentration, proposal_r, x):
     done = leafgrad.zeros(x.shape, dtype=leafgrad.bool)
     while not bool(done.all()):
         u1, u2, u3 = leafgrad.rand((3,) + tuple(x.shape), dtype=loc.dtype).unbind()
