@@ -35,6 +35,7 @@ def _eval_poly(y, coef):
     return result
 
 
+@np.errstate(invalid="ignore", divide="ignore")  # (each branch is also evaluated where the other is kept)
 def log_modified_bessel_fn(x, order: int = 0):
     """log I_order(x) for x > 0 and order 0 or 1."""
     if order not in (0, 1):
