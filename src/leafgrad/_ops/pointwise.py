@@ -202,7 +202,7 @@ def _clamp_bwd(xp, g, self, min, max):
     if max is not None:
         m2 = self <= max
         mask = m2 if mask is None else xp.logical_and(mask, m2)
-    return g * mask
+    return xp.where(mask, g, 0.0)  # (not g * mask: a nan/inf gradient outside the bounds is 0, as torch's)
 
 
 CLAMP = defop("ClampBackward1", _clamp_fwd, _clamp_bwd, saved=("self", "min", "max"))

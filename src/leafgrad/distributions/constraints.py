@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
            "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
-           "simplex", "unit_interval"]
+           "simplex", "unit_interval", "square", "symmetric", "positive_definite", "lower_triangular",
+           "lower_cholesky", "multinomial"]
 
 
 class Constraint:
@@ -206,6 +207,64 @@ class _Simplex(Constraint):
         return leafgrad.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        import leafgrad
+        return leafgrad.full(tuple(value.shape[:-2]), int(value.shape[-2] == value.shape[-1]),
+                             dtype=leafgrad.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        import leafgrad
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return leafgrad.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        import leafgrad
+        sym = super().check(value)
+        if not bool(sym.all()):
+            return sym
+        return leafgrad.linalg.cholesky_ex(value).info.eq(0)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        tril = value.tril()
+        return (tril == value).reshape(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        tril = value.tril()
+        lower = (tril == value).reshape(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower & positive_diagonal
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (Multinomial's support)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -225,3 +284,9 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+multinomial = _Multinomial

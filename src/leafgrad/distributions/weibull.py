@@ -1,0 +1,53 @@
+"""Weibull(scale, concentration): scale * E^(1/concentration) for a unit Exponential E."""
+from __future__ import annotations
+
+import leafgrad
+
+from . import constraints
+from .exponential import Exponential
+from .gumbel import EULER
+from .transformed_distribution import TransformedDistribution
+from .transforms import AffineTransform, PowerTransform
+from .utils import broadcast_all
+
+__all__ = ["Weibull"]
+
+
+class Weibull(TransformedDistribution):
+    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    support = constraints.positive
+
+    def __init__(self, scale, concentration, validate_args=None) -> None:
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        base = Exponential(leafgrad.ones_like(self.scale), validate_args=validate_args)
+        super().__init__(base, [PowerTransform(exponent=self.concentration_reciprocal),
+                                AffineTransform(loc=0, scale=self.scale)], validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Weibull, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        base = self.base_dist.expand(batch_shape)
+        transforms = [PowerTransform(exponent=new.concentration_reciprocal), AffineTransform(loc=0, scale=new.scale)]
+        super(Weibull, new).__init__(base, transforms, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.scale * leafgrad.exp(leafgrad.lgamma(1 + self.concentration_reciprocal))
+
+    @property
+    def mode(self):
+        return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (leafgrad.exp(leafgrad.lgamma(1 + 2 * self.concentration_reciprocal))
+                                    - leafgrad.exp(2 * leafgrad.lgamma(1 + self.concentration_reciprocal)))
+
+    def entropy(self):
+        return (EULER * (1 - self.concentration_reciprocal) + leafgrad.log(self.scale * self.concentration_reciprocal)
+                + 1)
