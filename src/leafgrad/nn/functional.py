@@ -921,6 +921,13 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     return out, None
 
 
+# =============================================================================== more names (files of their own)
+from ._f_losses_more import *  # noqa: E402,F401,F403
+from ._f_losses_more import __all__ as _losses_more_all  # noqa: E402
+
+__all__ += _losses_more_all
+
+
 def __getattr__(name: str):
     # a torch name leafgrad lacks says so, rather than a bare AttributeError (leafgrad/coverage.py)
     from ..coverage import missing
