@@ -1,0 +1,189 @@
+"""Ops of their own behind a few more ``nn.functional`` names, each the node torch records:
+``prelu`` (PreluKernelBackward0, differentiable twice), ``rrelu`` (RreluWithNoiseBackward0, the
+slopes drawn by the caller), ``channel_shuffle`` (ChannelShuffleBackward0, whose backward is the
+inverse shuffle) and ``pdist`` (PdistBackward0; its backward, as torch's, has no derivative).
+``leafgrad/nn/_f_more.py`` checks the arguments and calls these.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .registry import apply, defop
+from .statistics import _cdist_back_fwd
+
+
+def _arr(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+# =============================================================================== prelu
+def _channel_view(xp, w, ndim: int):
+    """The weight as (C, 1, ..., 1) against an input's channel dim (dim 1, or dim 0 of a vector);
+    a single weight as a scalar."""
+    size = int(np.prod(w.shape))
+    if size == 1:
+        return w.reshape(())
+    return w.reshape((size,) + (1,) * max(ndim - 2, 0))
+
+
+def _prelu_fwd(xp, x, w):
+    wv = _channel_view(xp, w, x.ndim)
+    return xp.where(x > 0, x, wv * x).astype(x.dtype, copy=False)
+
+
+def _prelu_grad_x(xp, g, self, input1):
+    wv = _channel_view(xp, input1, self.ndim)
+    return xp.where(self > 0, g, wv * g)
+
+
+def _prelu_grad_w(xp, g, self, input1):
+    contrib = xp.where(self > 0, xp.zeros_like(g), self * g)
+    wv_shape = _channel_view(xp, input1, self.ndim).shape
+    return xp.sum_to(contrib, wv_shape).reshape(input1.shape)
+
+
+PRELU = defop("PreluKernelBackward0", _prelu_fwd, (_prelu_grad_x, _prelu_grad_w), saved=("self", "input1"),
+              n_in=2)
+PRELU.node_cls._saved_names = ("self", "weight")  # (torch's names)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``max(0, x) + weight * min(0, x)``, one slope per channel (dim 1) or one for all (torch.prelu,
+    Tensor.prelu and F.prelu)."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    n = weight.numel()
+    if n != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if n != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{n} and channel size = {channels}.")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: expected input and weight of one dtype, got {input.dtype} and {weight.dtype}: "
+                           "convert one, e.g. weight.to(input.dtype)")
+    return apply(PRELU, (input, weight))
+
+
+def _bind_methods() -> None:
+    if not hasattr(Tensor, "prelu"):
+        Tensor.prelu = prelu
+    from .docs import document
+    document(Tensor, {"prelu": prelu})
+
+
+_bind_methods()
+
+
+# =============================================================================== rrelu
+def _rrelu_fwd(xp, x, noise):
+    return (x * _arr(noise)).astype(x.dtype, copy=False)
+
+
+def _rrelu_back_fwd(xp, g, x, noise):
+    return (g * _arr(noise)).astype(g.dtype, copy=False)
+
+
+# (torch's backward reads self, so the gradient it returns depends on self, with a zero derivative)
+RRELU_BACK = defop("RreluWithNoiseBackwardBackward0", _rrelu_back_fwd,
+                   (lambda xp, gg, noise, input1: xp.apply(RRELU_BACK, gg, input1, params=(noise,)),
+                    lambda xp, gg, noise, input1: xp.zeros_like(input1)),
+                   saved=("noise", "input1"), n_in=2)
+RRELU = defop("RreluWithNoiseBackward0", _rrelu_fwd,
+              lambda xp, g, self, noise: xp.apply(RRELU_BACK, g, self, params=(noise,)), saved=("self", "noise"))
+
+
+def rrelu(input: Tensor, noise: np.ndarray) -> Tensor:
+    """``input * noise``: noise is 1 where input > 0 and the negative slope elsewhere."""
+    return apply(RRELU, (input,), (noise,))
+
+
+# =============================================================================== channel shuffle
+def _shuffle_fwd(xp, x, groups):
+    n, c = x.shape[0], x.shape[1]
+    rest = x.shape[2:]
+    y = x.reshape((n, groups, c // groups) + rest).swapaxes(1, 2)
+    return xp.ascontiguousarray(y).reshape(x.shape)
+
+
+CHANNEL_SHUFFLE = defop("ChannelShuffleBackward0", _shuffle_fwd,
+                        lambda xp, g, self_sym_sizes, groups: xp.apply(
+                            CHANNEL_SHUFFLE, g, params=(self_sym_sizes[1] // groups,)),
+                        saved=("self_sym_sizes", "groups"))
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return apply(CHANNEL_SHUFFLE, (input,), (groups,))
+
+
+def _no_derivative(name: str):
+    def formula(xp, g, *rest):
+        raise RuntimeError(f"derivative for {name} is not implemented")
+    return formula
+
+
+NATIVE_CHANNEL_SHUFFLE = defop("torch::autograd::NotImplemented", _shuffle_fwd,
+                               _no_derivative("aten::native_channel_shuffle"))
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return apply(NATIVE_CHANNEL_SHUFFLE, (input,), (groups,))
+
+
+# =============================================================================== pdist
+def _pair_index(n: int):
+    return np.triu_indices(n, 1)
+
+
+def _pdist_fwd(xp, x, p):
+    i, j = _pair_index(x.shape[0])
+    diff = np.abs(x[i] - x[j])
+    if p == 0:
+        out = (diff != 0).sum(-1)
+    elif p == float("inf"):
+        out = diff.max(-1) if diff.shape[-1] else np.zeros(len(i))
+    elif p == 1:
+        out = diff.sum(-1)
+    elif p == 2:
+        out = np.sqrt((diff * diff).sum(-1))
+    else:
+        out = (diff ** p).sum(-1) ** (1.0 / p)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def _pdist_back_fwd(xp, g, x, result, p):
+    n = x.shape[0]
+    i, j = _pair_index(n)
+    gm = np.zeros((n, n), dtype=x.dtype)
+    dm = np.zeros((n, n), dtype=x.dtype)
+    gm[i, j] = gm[j, i] = g
+    dm[i, j] = dm[j, i] = result
+    return _cdist_back_fwd(np, gm, x, x, dm, p)
+
+
+PDIST_BACK = defop("PdistBackwardBackward0", _pdist_back_fwd, (_no_derivative("'_pdist_backward'"),) * 3, n_in=3)
+PDIST = defop("PdistBackward0", _pdist_fwd,
+              lambda xp, g, self, p, result: xp.apply(PDIST_BACK, g, self, result, params=(p,)),
+              saved=("self", "p", "result"))
+
+
+def pdist(input: Tensor, p: float) -> Tensor:
+    return apply(PDIST, (input,), (float(p),))
+
+
+# =============================================================================== leaky_relu_
+def _leaky_inplace_grad(xp, g, result, negative_slope):
+    """torch's LeakyReluBackward1 reads the output, which can tell the sign only for a slope >= 0."""
+    if negative_slope < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead (F.leaky_relu(x, slope), no inplace).")
+    return xp.where(result > 0, g, g * negative_slope)
+
+
+LEAKY_RELU_INPLACE = defop("LeakyReluBackward1",
+                           lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope).astype(
+                               x.dtype, copy=False),
+                           _leaky_inplace_grad, saved=("result", "negative_slope"))
