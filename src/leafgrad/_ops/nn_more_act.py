@@ -62,8 +62,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                                f"{n} and channel size = {channels}.")
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"prelu: expected input and weight of one dtype, got {input.dtype} and {weight.dtype}: "
-                           "convert one, e.g. weight.to(input.dtype)")
+        from .. import _dtype as D
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {D.scalar_type_name(input.dtype)} and "
+                           f"{D.scalar_type_name(weight.dtype)}: convert one, e.g. weight.to(input.dtype)")
     return apply(PRELU, (input, weight))
 
 
@@ -187,3 +188,52 @@ LEAKY_RELU_INPLACE = defop("LeakyReluBackward1",
                            lambda xp, x, negative_slope: xp.where(x > 0, x, x * negative_slope).astype(
                                x.dtype, copy=False),
                            _leaky_inplace_grad, saved=("result", "negative_slope"))
+
+
+# =============================================================================== CrossMapLRN2d (legacy)
+def _lrn_window(channels: int, size: int) -> np.ndarray:
+    """Which channels' squares each channel's scale sums (channels, channels): the running window of
+    torch's legacy forward, with its quirk of dropping channel c - pre_pad only once c > pre_pad."""
+    pre_pad = int((size - 1) / 2 + 1)
+    m = np.zeros((channels, channels))
+    m[0, :min(pre_pad, channels)] = 1
+    for c in range(1, channels):
+        m[c] = m[c - 1]
+        if c < channels - pre_pad + 1:
+            m[c, c + pre_pad - 1] += 1
+        if c > pre_pad:
+            m[c, c - pre_pad] -= 1
+    return m
+
+
+def _lrn_scale(x, size, alpha, k):
+    sums = np.einsum("cd,ndhw->nchw", _lrn_window(x.shape[1], size), x * x)
+    return (sums * (alpha / size) + k).astype(x.dtype, copy=False)
+
+
+def _lrn_fwd(xp, x, size, alpha, beta, k):
+    return (_lrn_scale(x, size, alpha, k) ** -beta * x).astype(x.dtype, copy=False)
+
+
+def _lrn_back_fwd(xp, g, x, result, size, alpha, beta, k):
+    """torch's hand-written backward (not the exact gradient of its forward's window): the ratios
+    g * out / scale summed over the channels [c - ipp, c + size - 1 - ipp], ipp = size - (size - 1) / 2."""
+    scale = _lrn_scale(x, size, alpha, k)
+    ipp = int(size - (size - 1) / 2)
+    c = x.shape[1]
+    idx = np.arange(c)
+    band = ((idx[None, :] >= idx[:, None] - ipp) & (idx[None, :] <= idx[:, None] + size - 1 - ipp)).astype(x.dtype)
+    accum = np.einsum("cd,ndhw->nchw", band, g * result / scale)
+    return (scale ** -beta * g - (2 * alpha * beta / size) * x * accum).astype(x.dtype, copy=False)
+
+
+LRN_BACK = defop("CrossMapLRN2dBackwardBackward", _lrn_back_fwd, (_no_derivative("CrossMapLRN2dBackward"),) * 3,
+                 n_in=3)
+LRN = defop("CrossMapLRN2dBackward", _lrn_fwd,
+            lambda xp, g, self, result, size, alpha, beta, k: xp.apply(LRN_BACK, g, self, result,
+                                                                       params=(size, alpha, beta, k)),
+            saved=("self", "result", "size", "alpha", "beta", "k"))
+
+
+def cross_map_lrn2d(input: Tensor, size: int, alpha: float, beta: float, k: float) -> Tensor:
+    return apply(LRN, (input,), (int(size), float(alpha), float(beta), float(k)))
