@@ -57,3 +57,7 @@ from .activation_more import (AlphaDropout, ChannelShuffle, CrossMapLRN2d, Featu
 from . import loss_more as _loss_more, activation_more as _activation_more  # noqa: E402
 
 __all__ += _loss_more.__all__ + _activation_more.__all__
+from . import lazy as _lazy  # noqa: E402
+from .lazy import *  # noqa: E402,F401,F403  (LazyLinear, LazyConv1d, ...; the 3-d ones where nn.Conv3d exists)
+
+__all__ += [n for n in _lazy.__all__ if n != "LazyModuleMixin"]

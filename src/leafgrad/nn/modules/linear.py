@@ -13,7 +13,7 @@ from .. import init
 from ..parameter import _uninitialized
 from .module import Module, _settings
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 def _reset_fan_in_uniform(weight, bias) -> None:
@@ -69,12 +69,6 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """A Linear under another name: the class of MultiheadAttention's ``out_proj``, so its repr matches torch's."""
-
-
-class LazyLinear(Linear):  # pragma: no cover - only here so that code importing the name gets a clear error
-    def __init__(self, *args, **kwargs) -> None:
-        raise NotImplementedError("leafgrad has no lazy modules: give Linear its in_features "
-                                  "(for example x.shape[-1] of one batch)")
 
 
 class Bilinear(Module):
