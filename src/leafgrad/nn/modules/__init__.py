@@ -61,3 +61,6 @@ from . import lazy as _lazy  # noqa: E402
 from .lazy import *  # noqa: E402,F401,F403  (LazyLinear, LazyConv1d, ...; the 3-d ones where nn.Conv3d exists)
 
 __all__ += [n for n in _lazy.__all__ if n != "LazyModuleMixin"]
+from .misc_more import Container, DataParallel, SyncBatchNorm  # noqa: E402
+
+__all__ += ["Container", "DataParallel", "SyncBatchNorm"]
