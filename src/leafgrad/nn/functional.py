@@ -929,7 +929,9 @@ from ._f_losses_more import __all__ as _losses_more_all  # noqa: E402
 from ._f_more import *  # noqa: E402,F401,F403
 from ._f_more import __all__ as _more_all  # noqa: E402
 
-__all__ += _losses_more_all + [n for n in _more_all if n != "Optional"]
+from ._f_embedding_bag import embedding_bag  # noqa: E402,F401
+
+__all__ += _losses_more_all + [n for n in _more_all if n != "Optional"] + ["embedding_bag"]
 
 
 def __getattr__(name: str):

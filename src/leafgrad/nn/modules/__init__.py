@@ -64,3 +64,6 @@ __all__ += [n for n in _lazy.__all__ if n != "LazyModuleMixin"]
 from .misc_more import Container, DataParallel, SyncBatchNorm  # noqa: E402
 
 __all__ += ["Container", "DataParallel", "SyncBatchNorm"]
+from .sparse_more import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag"]
