@@ -67,3 +67,6 @@ __all__ += ["Container", "DataParallel", "SyncBatchNorm"]
 from .sparse_more import EmbeddingBag  # noqa: E402
 
 __all__ += ["EmbeddingBag"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
