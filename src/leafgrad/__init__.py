@@ -152,7 +152,7 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
                                  "cosine_similarity", "pairwise_distance",
                                  # (nnloss branch)
                                  "prelu", "rrelu", "rrelu_", "pdist", "channel_shuffle", "native_channel_shuffle",
-                                 "rms_norm", "alpha_dropout", "feature_alpha_dropout"})
+                                 "rms_norm", "alpha_dropout", "feature_alpha_dropout", "conv_tbc"})
 
 
 # submodules loaded on first use, keeping `import leafgrad` fast

@@ -237,3 +237,59 @@ LRN = defop("CrossMapLRN2dBackward", _lrn_fwd,
 
 def cross_map_lrn2d(input: Tensor, size: int, alpha: float, beta: float, k: float) -> Tensor:
     return apply(LRN, (input,), (int(size), float(alpha), float(beta), float(k)))
+
+
+# =============================================================================== conv_tbc
+def _tbc_windows(x, k: int, pad: int):
+    """(T_out, K, B, C_in): the K time steps each output step sees, of the zero-padded input."""
+    xp_ = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    t_out = xp_.shape[0] - k + 1
+    return np.stack([xp_[j:j + t_out] for j in range(k)], axis=1), xp_.shape
+
+
+def _tbc_fwd(xp, x, w, b, pad):
+    win, _ = _tbc_windows(x, w.shape[0], pad)
+    return (np.einsum("tkbc,kco->tbo", win, w) + b).astype(x.dtype, copy=False)
+
+
+def _tbc_back_fwd(xp, g, x, w, b, pad, which):
+    k = w.shape[0]
+    if which == 2:
+        return g.sum((0, 1)).astype(b.dtype, copy=False)
+    win, padded_shape = _tbc_windows(x, k, pad)
+    if which == 1:
+        return np.einsum("tkbc,tbo->kco", win, g).astype(w.dtype, copy=False)
+    gpad = np.zeros(padded_shape, dtype=x.dtype)
+    t_out = g.shape[0]
+    for j in range(k):
+        gpad[j:j + t_out] += g @ w[j].T
+    return gpad[pad:pad + x.shape[0]]
+
+
+TBC_BACK = defop("ConvTbcBackwardBackward0", _tbc_back_fwd, (_no_derivative("aten::conv_tbc_backward"),) * 4,
+                 n_in=4)
+
+
+def _tbc_grad(which: int):
+    return lambda xp, g, self, input1, input2, pad: xp.apply(TBC_BACK, g, self, input1, input2,
+                                                           params=(pad, which))
+
+
+TBC = defop("ConvTbcBackward0", _tbc_fwd, (_tbc_grad(0), _tbc_grad(1), _tbc_grad(2)),
+            saved=("self", "input1", "input2", "pad"), n_in=3)
+TBC.node_cls._saved_names = ("self", "weight", "bias", "pad")
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-d convolution over time of a (time, batch, channels) input; weight (K, C_in, C_out)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    return apply(TBC, (input, weight, bias), (int(pad),))

@@ -22,7 +22,7 @@ from .._ops import nn_more_act as K
 from .._tensor import Tensor
 
 __all__ = ["prelu", "rrelu", "rrelu_", "hardtanh_", "leaky_relu_", "rms_norm", "alpha_dropout",
-           "feature_alpha_dropout", "channel_shuffle", "native_channel_shuffle", "gumbel_softmax", "pdist",
+           "feature_alpha_dropout", "channel_shuffle", "native_channel_shuffle", "gumbel_softmax", "pdist", "conv_tbc",
            "has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
            "handle_torch_function", "boolean_dispatch", "assert_int_or_pair", "Optional"]
 
@@ -164,6 +164,11 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return K.pdist(input, p)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-d convolution of a (time, batch, channels) input (weight: kernel, in, out), ConvTbcBackward0."""
+    return K.conv_tbc(input, weight, bias, pad)
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
