@@ -1,6 +1,7 @@
 """``embedding_bag``'s kernel: the rows of a weight looked up by index and reduced per bag
 (sum, mean or max), one node (EmbeddingBagBackward0) with gradients for the weight and for
-``per_sample_weights``. As in torch, the backward has no derivative of its own.
+``per_sample_weights``. As in torch, the backward is not recorded even under create_graph
+(a gradient of the gradient finds nothing that requires grad).
 ``leafgrad/nn/_f_embedding_bag.py`` checks the arguments and calls this.
 """
 from __future__ import annotations
@@ -82,21 +83,18 @@ def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, 
     return grad.astype(weight.dtype, copy=False)
 
 
-def _no_double(xp, gg, *rest):
-    raise RuntimeError("derivative for aten::_embedding_bag_backward is not implemented")
-
-
-BAGS_BACK = defop("EmbeddingBagBackwardBackward0", _bags_back_fwd, (_no_double,) * 2, n_in=2)
+def _backward(xp, g, weight, psw, params, which):
+    """torch's embedding_bag backward is not recorded even under create_graph: its result is a constant."""
+    return xp.constant(_bags_back_fwd(np, xp.data(g), xp.data(weight), None if psw is None else xp.data(psw),
+                                      *params, which))
 
 
 def _grad_weight(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return xp.apply(BAGS_BACK, g, self,
-                    params=(xp.data(input1), idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, 0))
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0)
 
 
 def _grad_psw(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return xp.apply(BAGS_BACK, g, self,
-                    params=(xp.data(input1), idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, 1))
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 1)
 
 
 _SAVED = ("self", "input1", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq")
@@ -104,9 +102,8 @@ BAGS = defop("EmbeddingBagBackward0", _bags_fwd, (_grad_weight, _grad_psw), save
 BAGS_NO_PSW = defop("EmbeddingBagBackward0",
                     lambda xp, weight, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _bags_fwd(
                         xp, weight, None, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq),
-                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: xp.apply(
-                        BAGS_BACK, g, self, params=(None, idx, offsets, n_bags, mode, padding_idx,
-                                                    scale_grad_by_freq, 0)),
+                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _backward(
+                        xp, g, self, None, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0),
                     saved=("self", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq"))
 
 

@@ -65,6 +65,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         from .. import _dtype as D
         raise RuntimeError(f"prelu: Type promoting not supported. Got {D.scalar_type_name(input.dtype)} and "
                            f"{D.scalar_type_name(weight.dtype)}: convert one, e.g. weight.to(input.dtype)")
+    if input.dim() != weight.dim():  # torch views the weight as (1, C, 1, ...) against the input
+        shape = [1] * input.dim()
+        if input.dim() > 1:
+            shape[1] = n
+        weight = weight.reshape(shape)
     return apply(PRELU, (input, weight))
 
 
@@ -164,7 +169,11 @@ def _pdist_back_fwd(xp, g, x, result, p):
     return _cdist_back_fwd(np, gm, x, x, dm, p)
 
 
-PDIST_BACK = defop("PdistBackwardBackward0", _pdist_back_fwd, (_no_derivative("'_pdist_backward'"),) * 3, n_in=3)
+def _pdist_no_double(xp, gg, *rest):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+PDIST_BACK = defop("PdistBackwardBackward0", _pdist_back_fwd, (_pdist_no_double,) * 3, n_in=3)
 PDIST = defop("PdistBackward0", _pdist_fwd,
               lambda xp, g, self, p, result: xp.apply(PDIST_BACK, g, self, result, params=(p,)),
               saved=("self", "p", "result"))
@@ -180,7 +189,10 @@ def _leaky_inplace_grad(xp, g, result, negative_slope):
     if negative_slope < 0:
         raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
                            "supported. This is caused by calling in-place forward function with a negative slope, "
-                           "please call out-of-place version instead (F.leaky_relu(x, slope), no inplace).")
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope (in leafgrad: use F.leaky_relu(x, slope) "
+                           "without inplace)")
     return xp.where(result > 0, g, g * negative_slope)
 
 

@@ -108,7 +108,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if target.dim() > 1 or target.numel() != nframe:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
                            f"input samples (batch size). Expected target size [{nframe}], but got "
-                           f"{list(target.shape)}. Input size is {list(shape)}: give one class index per row.")
+                           f"{list(target.shape)}. Input has shape {list(shape)}.")
     if weight is not None and weight.numel() != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
     _check_long(target)
@@ -221,25 +221,24 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     for b in range(n):
         if il[b] > t_max or il[b] < 0:
             raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {il[b]} "
-                               f"(while checking arguments for ctc_loss_cpu)")
+                               f"(while checking arguments for ctc_loss_allocate_outputs)")
     if tg.ndim == 2:
         for b in range(n):
             if tl[b] > tg.shape[1]:
                 raise RuntimeError(f"Expected tensor to have size at least {tl[b]} at dimension 1, but got size "
                                    f"{tg.shape[1]} for argument #2 'targets' (while checking arguments for "
-                                   f"ctc_loss_cpu)")
+                                   f"ctc_loss_allocate_outputs)")
     elif tg.size < tl.sum():
         raise RuntimeError(f"Expected tensor to have size at least {int(tl.sum())} at dimension 0, but got size "
-                           f"{tg.size} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)")
+                           f"{tg.size} for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)")
     res = K.ctc(lp, tg.astype(np.int64), il, tl, int(blank), bool(zero_infinity))
     if zero_infinity:
         from .._ops.pointwise import where
         res = where(res == float("inf"), Tensor._make(np.zeros((), res._data.dtype)), res)
-    if unbatched:
-        res = res.squeeze(0)
+    if reduction == "none":
+        return res.squeeze(0) if unbatched else res
     if reduction == "mean":
         lengths = Tensor._make(np.maximum(tl, 1).reshape(res._data.shape))
         return (res / lengths).mean()
     if reduction == "sum":
         return res.sum()
-    return res

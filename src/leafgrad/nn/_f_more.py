@@ -81,7 +81,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     shape = (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
     n = len(shape)
     if n == 0 or input.dim() < n or tuple(input.shape[-n:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
@@ -134,7 +134,7 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 # =============================================================================== shuffles, distances
 def _check_shuffle(input: Tensor, groups: int) -> None:
     if input.dim() < 3:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes "
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
                            f"{list(input.shape)}")
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
