@@ -633,3 +633,51 @@ def test_torch_function_helpers():
     with raises_exactly(AssertionError, match="k must be int or pair"):
         F.assert_int_or_pair((1, 2, 3), "k", "{} must be int or pair")
     assert F.Optional is TF.Optional
+
+
+# =============================================================================== linear_cross_entropy
+LCE = {
+    "plain": (lambda M, x, w, t: M.linear_cross_entropy(x, w, t), [X, RNG.standard_normal((4, 5))], [np.array([0, 3, 1])]),
+    "bias_sum": (lambda M, x, w, b, t: M.linear_cross_entropy(x, w, t, linear_bias=b, reduction="sum"),
+                 [X, RNG.standard_normal((4, 5)), RNG.standard_normal(4)], [np.array([0, 3, 1])]),
+    "k_dim": (lambda M, x, w, b, t: M.linear_cross_entropy(x, w, t, linear_bias=b, reduction="none"),
+              [X, RNG.standard_normal((4, 2, 5)), RNG.standard_normal((4, 2))], [np.array([[0, 1], [3, 3], [1, 2]])]),
+    "smoothing_ignore": (lambda M, x, w, t: M.linear_cross_entropy(x, w, t, label_smoothing=0.1, ignore_index=1),
+                         [X, RNG.standard_normal((4, 5))], [np.array([0, 1, 2])]),
+    "probabilities": (lambda M, x, w, t: M.linear_cross_entropy(x, w, t), [X, RNG.standard_normal((4, 5))],
+                      [RNG.dirichlet(np.ones(4), 3)]),
+    "unbatched": (lambda M, x, w, t: M.linear_cross_entropy(x, w, t), [X[0], RNG.standard_normal((4, 5))],
+                  [np.array(2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LCE))
+def test_linear_cross_entropy_against_torch(name):
+    fn, diff, consts = LCE[name]
+    check(fn, diff, consts)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(2, 2, 3), lib.zeros(4, 3), lib.tensor([0, 1])),
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(2, 3), lib.zeros(4, 2), lib.tensor([0, 1])),
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(2, 3), lib.zeros(3), lib.tensor([0, 1])),
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(2, 3), lib.zeros(4, 3), lib.tensor([0, 1]),
+                                          linear_bias=lib.zeros(3)),
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(3), lib.zeros(4, 2, 3), lib.tensor(0)),
+    lambda M, lib: M.linear_cross_entropy(lib.zeros(2, 3), lib.zeros(4, 3), lib.zeros(2, 4), ignore_index=0),
+    lambda M, lib: lib.nn.LinearCrossEntropyLoss(3, 4, weight=lib.ones(3)),
+    lambda M, lib: lib.nn.LinearCrossEntropyLoss(3, 4, label_smoothing=1.5),
+], ids=["input_3d", "in_features", "weight_1d", "bias_shape", "k_dim_unbatched", "probabilities_ignore",
+        "module_weight", "module_smoothing"])
+def test_linear_cross_entropy_errors_as_torch(call):
+    same_error(lambda: call(F, lg), lambda: call(TF, torch))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"out_features": (2,), "bias": True, "reduction": "sum"}])
+def test_linear_cross_entropy_module_against_torch(kwargs):
+    ml, mt = nn.LinearCrossEntropyLoss(5, 4, **kwargs).double(), torch.nn.LinearCrossEntropyLoss(5, 4, **kwargs).double()
+    assert repr(ml) == repr(mt)
+    ml.load_state_dict({k: lg.tensor(v.numpy()) for k, v in mt.state_dict().items()})
+    t = np.array([[0, 1], [3, 3], [1, 2]]) if kwargs else np.array([0, 3, 1])
+    np.testing.assert_allclose(ml(lg.tensor(X), lg.tensor(t)).item(), mt(torch.tensor(X), torch.tensor(t)).item(),
+                               rtol=1e-12)

@@ -18,7 +18,8 @@ from ._f_losses import pairwise_distance
 from ._reduction import reduce_loss, reduction_of
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
-           "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "ctc_loss"]
+           "multilabel_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "ctc_loss",
+           "linear_cross_entropy"]
 
 
 def _check_reduction(reduction: str, suffix: str = "is not valid") -> None:
@@ -242,3 +243,43 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
         return (res / lengths).mean()
     if reduction == "sum":
         return res.sum()
+
+
+# =============================================================================== linear + cross entropy
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``; a weight of shape
+    (C, d_1, ..., in_features) gives K-dimensional logits (N, C, d_1, ...). torch's ``options`` pick a
+    chunked, memory-saving evaluation of the same values; leafgrad always computes it in one piece."""
+    from .functional import cross_entropy, linear
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+                           f"requires batched input, (N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if out_features:
+        rows = math.prod(out_features, start=num_classes)
+        linear_weight = linear_weight.reshape((rows, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)

@@ -51,7 +51,8 @@ __all__ = [
 
 # (nnloss branch) more losses, activations and norms, each family in a file of its own
 from .loss_more import (CTCLoss, GaussianNLLLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,  # noqa: E402
-                        MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+                        MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
+                        LinearCrossEntropyLoss)
 from .activation_more import (AlphaDropout, ChannelShuffle, CrossMapLRN2d, FeatureAlphaDropout, PReLU,  # noqa: E402
                               RMSNorm, RReLU, Softmax2d)
 from . import loss_more as _loss_more, activation_more as _activation_more  # noqa: E402

@@ -2,15 +2,18 @@
 ``_f_losses_more.py`` plus its options (the base classes of ``loss.py`` store and pass them)."""
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Callable
 
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .loss import _Loss, _WeightedLoss, NLLLoss
 
 __all__ = ["CTCLoss", "GaussianNLLLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-           "PoissonNLLLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
+           "PoissonNLLLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d",
+           "LinearCrossEntropyLoss"]
 
 
 class CTCLoss(_Loss):
@@ -114,3 +117,37 @@ class NLLLoss2d(NLLLoss):
                       "and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
                       FutureWarning, stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A Linear layer (in_features -> num_classes x out_features, no bias by default) and cross entropy in
+    one module, as torch's (the weight is kept 2-d in ``self.linear`` and reshaped in forward)."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple = (), bias: bool = False,
+                 device=None, dtype=None, reduction: str = "mean", weight=None, ignore_index: int | None = None,
+                 label_smoothing: float = 0.0, options=None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = None if self.linear.bias is None else self.linear.bias.reshape((self.num_classes, *self.out_features))
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
