@@ -681,3 +681,31 @@ def test_linear_cross_entropy_module_against_torch(kwargs):
     t = np.array([[0, 1], [3, 3], [1, 2]]) if kwargs else np.array([0, 3, 1])
     np.testing.assert_allclose(ml(lg.tensor(X), lg.tensor(t)).item(), mt(torch.tensor(X), torch.tensor(t)).item(),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("target_lengths,input_lengths", [([2, 0, 2], [6, 6, 6]), ([2, 0, 2], [6, 0, 6]),
+                                                          ([3, 3, 3], [6, 6, 6])])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_ctc_loss_empty_targets_and_inputs(target_lengths, input_lengths, reduction):
+    targets = np.array([[1, 2, 1], [1, 1, 2], [3, 1, 3]])
+    check(lambda M, a, t, il, tl: M.ctc_loss(a, t, il, tl, reduction=reduction), [LP],
+          [targets, np.array(input_lengths), np.array(target_lengths)], second=False)
+
+
+LAZY_3D = [("LazyConv3d", (4, 3), (2, 5, 4, 4, 4)), ("LazyConvTranspose3d", (4, 3), (2, 6, 3, 3, 3)),
+           ("LazyBatchNorm3d", (), (2, 3, 2, 2, 2))]
+
+
+@pytest.mark.parametrize("name,args,shape", LAZY_3D, ids=[c[0] for c in LAZY_3D])
+def test_lazy_3d_modules_where_the_3d_layers_exist(name, args, shape):
+    if not hasattr(nn.modules, name.replace("Lazy", "")):
+        assert not hasattr(nn.modules, name)  # bound only with their non-lazy layer
+        pytest.skip(f"nn.{name.replace('Lazy', '')} is not in this build")
+    ml, mt = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(ml) == repr(mt)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    ml(lg.tensor(x))
+    mt(torch.tensor(x))
+    assert type(ml).__name__ == type(mt).__name__ and repr(ml) == repr(mt)
+    assert {k: tuple(v.shape) for k, v in ml.state_dict().items()} == \
+           {k: tuple(v.shape) for k, v in mt.state_dict().items()}
