@@ -245,6 +245,7 @@ ACTS = {
     "torch_prelu": (lambda M, x, w: (lg if M is F else torch).prelu(x, w), [X4, RNG.random(4)], [], True),
     "tensor_prelu": (lambda M, x, w: x.prelu(w), [X4, RNG.random(4)], [], True),
     "rrelu_eval": (lambda M, x: M.rrelu(x, 0.1, 0.4), [X4], [], True),
+    "rrelu_eval_inplace": (lambda M, x: M.rrelu_(x * 1, 0.1, 0.4), [X4], [], True),
     "hardtanh_": (lambda M, x: M.hardtanh_(x * 1, -0.5, 0.8), [X4], [], False),
     "leaky_relu_": (lambda M, x: M.leaky_relu_(x * 1, 0.2), [X4], [], False),
     "leaky_relu_inplace": (lambda M, x: M.leaky_relu(x * 1, 0.3, inplace=True), [X4], [], False),

@@ -101,6 +101,12 @@ RRELU = defop("RreluWithNoiseBackward0", _rrelu_fwd,
               lambda xp, g, self, noise: xp.apply(RRELU_BACK, g, self, params=(noise,)), saved=("self", "noise"))
 
 
+# rrelu_ (in place): torch's other node, which reads the result in place of the lost input
+RRELU_INPLACE = defop("RreluWithNoiseBackward1", _rrelu_fwd,
+                      lambda xp, g, result, noise: xp.apply(RRELU_BACK, g, result, params=(noise,)),
+                      saved=("result", "noise"))
+
+
 def rrelu(input: Tensor, noise: np.ndarray) -> Tensor:
     """``input * noise``: noise is 1 where input > 0 and the negative slope elsewhere."""
     return apply(RRELU, (input,), (noise,))

@@ -57,11 +57,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
-    """rrelu written into ``input`` (a multiplication in place: MulBackward0's in-place rules)."""
+    """rrelu written into ``input`` (torch's in-place node, RreluWithNoiseBackward1; the in-place rules)."""
+    from .._ops.inplace import inplace
     if lower > upper:
         raise RuntimeError(f"Lower bound should be less than or equal to the upper bound: got lower={lower}, "
                            f"upper={upper}")
-    return input.mul_(_make(_rrelu_noise(input, lower, upper, training)))
+    return inplace(K.RRELU_INPLACE, input, (), (_rrelu_noise(input, lower, upper, training),), "rrelu_")
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
