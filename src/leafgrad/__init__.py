@@ -158,7 +158,10 @@ def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="induc
 # torch's top-level forms of some nn.functional functions (torch.selu, torch.cosine_similarity, ...):
 # the same functions, found in nn.functional on first use
 _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink", "threshold", "threshold_", "relu_",
-                                 "cosine_similarity", "pairwise_distance"})
+                                 "cosine_similarity", "pairwise_distance",
+                                 # (nnloss branch)
+                                 "prelu", "rrelu", "rrelu_", "pdist", "channel_shuffle", "native_channel_shuffle",
+                                 "rms_norm", "alpha_dropout", "feature_alpha_dropout", "conv_tbc"})
 
 
 # submodules loaded on first use, keeping `import leafgrad` fast

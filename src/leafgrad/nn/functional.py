@@ -445,7 +445,8 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _act(O.LEAKY_RELU, input, (negative_slope,), inplace, "leaky_relu_")
+    from .._ops.nn_more_act import LEAKY_RELU_INPLACE  # (in place: torch's LeakyReluBackward1, saving the result)
+    return _act(O.LEAKY_RELU, input, (negative_slope,), inplace, "leaky_relu_", LEAKY_RELU_INPLACE)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -920,6 +921,17 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
         out = out.squeeze(1)
     return out, None
 
+
+# =============================================================================== more names (files of their own)
+from ._f_losses_more import *  # noqa: E402,F401,F403
+from ._f_losses_more import __all__ as _losses_more_all  # noqa: E402
+
+from ._f_more import *  # noqa: E402,F401,F403
+from ._f_more import __all__ as _more_all  # noqa: E402
+
+from ._f_embedding_bag import embedding_bag  # noqa: E402,F401
+
+__all__ += _losses_more_all + [n for n in _more_all if n != "Optional"] + ["embedding_bag"]
 
 # the docstrings of functions defined without one live in a table of their own (see _f_docs.py for why)
 from ._f_docs import apply as _apply_docs  # noqa: E402

@@ -85,3 +85,9 @@ class Buffer(metaclass=_BufferMeta):
         t._is_buffer = True
         t.persistent = persistent
         return t
+
+
+# the lazy modules' placeholders live in a file of their own; torch exports them from nn.parameter
+from ._uninitialized import UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin, is_lazy  # noqa: E402,F401
+
+__all__ += ["UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin", "is_lazy"]

@@ -48,3 +48,26 @@ __all__ = [
     "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
     "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]
+
+# (nnloss branch) more losses, activations and norms, each family in a file of its own
+from .loss_more import (CTCLoss, GaussianNLLLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,  # noqa: E402
+                        MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
+                        LinearCrossEntropyLoss)
+from .activation_more import (AlphaDropout, ChannelShuffle, CrossMapLRN2d, FeatureAlphaDropout, PReLU,  # noqa: E402
+                              RMSNorm, RReLU, Softmax2d)
+from . import loss_more as _loss_more, activation_more as _activation_more  # noqa: E402
+
+__all__ += _loss_more.__all__ + _activation_more.__all__
+from . import lazy as _lazy  # noqa: E402
+from .lazy import *  # noqa: E402,F401,F403  (LazyLinear, LazyConv1d, ...; the 3-d ones where nn.Conv3d exists)
+
+__all__ += [n for n in _lazy.__all__ if n != "LazyModuleMixin"]
+from .misc_more import Container, DataParallel, SyncBatchNorm  # noqa: E402
+
+__all__ += ["Container", "DataParallel", "SyncBatchNorm"]
+from .sparse_more import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag"]
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
     from ..._tensor import Tensor
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear"]
 
 
 def _reset_fan_in_uniform(weight, bias) -> None:
@@ -74,12 +74,6 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """A Linear under another name: the class of MultiheadAttention's ``out_proj``, so its repr matches torch's."""
-
-
-class LazyLinear(Linear):  # pragma: no cover - only here so that code importing the name gets a clear error
-    def __init__(self, *args, **kwargs) -> None:
-        raise NotImplementedError("leafgrad has no lazy modules: give Linear its in_features "
-                                  "(for example x.shape[-1] of one batch)")
 
 
 class Bilinear(Module):
