@@ -66,11 +66,30 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh(input, min_val, max_val, inplace=True)``: clamps ``input`` into [min_val, max_val] in place
+    and returns it. Autograd: records ``HardtanhBackward0`` on the written tensor; the in-place rules apply
+    (refused on a leaf that requires grad, bumps the version counter).
+
+    Example::
+
+        >>> F.hardtanh_(leafgrad.tensor([-2.0, 0.5, 3.0]))
+        tensor([-1.0000,  0.5000,  1.0000])
+    """
     from .functional import hardtanh
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``leaky_relu(input, negative_slope, inplace=True)``: multiplies the negative entries of ``input`` by
+    ``negative_slope`` in place and returns it. Autograd: records torch's in-place node
+    ``LeakyReluBackward1`` (which saves the result), as in
+    torch: with a negative slope its backward raises, since the input cannot be told from the result.
+
+    Example::
+
+        >>> F.leaky_relu_(leafgrad.tensor([-2.0, 3.0]), 0.5)
+        tensor([-1.,  3.])
+    """
     from .functional import leaky_relu
     return leaky_relu(input, negative_slope, inplace=True)
 
@@ -196,10 +215,12 @@ def has_torch_function(relevant_args) -> bool:
 
 
 def has_torch_function_unary(arg) -> bool:
+    """``has_torch_function`` for one argument (torch's fast form for unary functions)."""
     return has_torch_function((arg,))
 
 
 def has_torch_function_variadic(*args) -> bool:
+    """``has_torch_function`` for the arguments themselves, passed as separate arguments."""
     return has_torch_function(args)
 
 

@@ -23,6 +23,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Set every slope back to ``init`` (0.25 by default), as at construction."""
         from .. import init
         init.constant_(self.weight, self.init)
 
@@ -68,6 +69,7 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
+        """Set the scale back to ones, as at construction (nothing to do without ``elementwise_affine``)."""
         if self.elementwise_affine:
             from .. import init
             init.ones_(self.weight)

@@ -50,6 +50,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                                         Linear(hidden, size, bias=False, **factory)))
 
     def reset_parameters(self) -> None:
+        """Re-initialise the head and every tail cluster's projections as at construction."""
         self.head.reset_parameters()
         for down, up in self.tail:
             down.reset_parameters()

@@ -39,6 +39,7 @@ class LazyModuleMixin:
         return any(is_lazy(v) for v in (*self._parameters.values(), *self._buffers.values()))
 
     def initialize_parameters(self, *args, **kwargs) -> None:
+        """Give the placeholder parameters their shapes from the first input; each lazy module defines it."""
         raise NotImplementedError(f"initialize_parameters is not implemented for {type(self).__name__}")
 
     @staticmethod
@@ -100,10 +101,12 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.bias = UninitializedParameter(**factory)
 
     def reset_parameters(self) -> None:
+        """Re-initialise the parameters as the non-lazy module does; does nothing while they are still placeholders."""
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
     def initialize_parameters(self, input) -> None:
+        """Materialise the placeholder parameters from the first input's shape, then initialise them as the non-lazy module does (called by the first forward)."""
         if self.has_uninitialized_params():
             from ...autograd.grad_mode import no_grad
             with no_grad():
@@ -131,6 +134,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.bias = UninitializedParameter(**factory)
 
     def reset_parameters(self) -> None:
+        """Re-initialise the parameters as the non-lazy module does; does nothing while they are still placeholders."""
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
@@ -142,6 +146,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         return input.shape[1] if input.dim() == n + 2 else input.shape[0]
 
     def initialize_parameters(self, input, *args, **kwargs) -> None:
+        """Materialise the placeholder parameters from the first input's channels, then initialise them as the non-lazy module does (called by the first forward)."""
         if not self.has_uninitialized_params():
             return
         from ...autograd.grad_mode import no_grad
@@ -207,10 +212,12 @@ class _LazyNormBase(LazyModuleMixin):
             self.num_batches_tracked = tensor(0, dtype=D.int64)
 
     def reset_parameters(self) -> None:
+        """Re-initialise the parameters as the non-lazy module does; does nothing while they are still placeholders."""
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
     def initialize_parameters(self, input) -> None:
+        """Materialise the placeholder parameters from the first input's shape, then initialise them as the non-lazy module does (called by the first forward)."""
         if not self.has_uninitialized_params():
             return
         self.num_features = input.shape[1]

@@ -43,6 +43,7 @@ class EmbeddingBag(Module):
         self.include_last_offset = include_last_offset
 
     def reset_parameters(self) -> None:
+        """Draw the embedding rows from N(0, 1) again and zero the ``padding_idx`` row, as at construction."""
         init.normal_(self.weight)
         if self.padding_idx is not None:
             from ...autograd.grad_mode import no_grad
