@@ -43,6 +43,7 @@ from ._f_3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,  # no
                     max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool3d, unfold, upsample,
                     upsample_bilinear, upsample_nearest)
 from ._f_3d import __all__ as _f_3d_all
+from ._f_grid import affine_grid, grid_sample  # noqa: F401  (nn3d)
 
 _make = Tensor._make
 
@@ -59,7 +60,7 @@ __all__ = [
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
     "local_response_norm",
-] + list(_f_3d_all)
+] + list(_f_3d_all) + ["affine_grid", "grid_sample"]
 
 
 # =============================================================================== helpers
