@@ -201,6 +201,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 # =============================================================================== fold / unfold
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: every kernel_size block of a (N, C, H, W) input as a column of (N, C * kH * kW, L)."""
+    if 0 < input.ndim < 3:  # (torch reads the size of dim 2 before it checks the dims)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but "
+                         "got 2)")
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-3:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
