@@ -304,3 +304,70 @@ def test_modules(name, args, kw, shape):
 
 def test_batchnorm3d_rejects_4d():
     same_error(lambda m, f: m.nn.BatchNorm3d(3)(m.randn(2, 3, 4, 4)), torch, TF, LF)
+
+
+FRACTIONAL = [
+    ((2, 3, 9, 11), (2, 3), {"output_size": (4, 5)}, 2),
+    ((3, 9, 11), 2, {"output_ratio": (0.6, 0.7)}, 2),
+    ((2, 3, 7, 8, 9), 2, {"output_ratio": (0.5, 0.6, 0.7)}, 3),
+    ((2, 7, 8, 9), (2, 3, 2), {"output_size": 4}, 3),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,k,kw,nd", FRACTIONAL)
+def test_fractional_max_pool_given_samples(shape, k, kw, nd, dtype):
+    rng = np.random.default_rng(nd)
+    samples = rng.random((shape[0] if len(shape) == nd + 2 else 1, shape[-nd - 1], nd)).astype(dtype)
+    a = rng.standard_normal(shape).astype(dtype)
+    tx, lx = torch.tensor(a, requires_grad=True), lg.tensor(a, requires_grad=True)
+    name = f"fractional_max_pool{nd}d"
+    to, ti = getattr(TF, name)(tx, k, return_indices=True, _random_samples=torch.tensor(samples), **kw)
+    lo, li = getattr(LF, name)(lx, k, return_indices=True, _random_samples=lg.tensor(samples), **kw)
+    np.testing.assert_array_equal(li.numpy(), ti.numpy())
+    np.testing.assert_array_equal(lo.detach().numpy(), to.detach().numpy())
+    assert lo.grad_fn.name() == to.grad_fn.name()
+    g = rng.standard_normal(tuple(to.shape)).astype(dtype)
+    tg = torch.autograd.grad(to, tx, torch.tensor(g), create_graph=True)[0]
+    lgr = lg.autograd.grad(lo, lx, lg.tensor(g), create_graph=True)[0]
+    np.testing.assert_allclose(lgr.detach().numpy(), tg.detach().numpy(), rtol=1e-6)
+    # the with_indices form is always a tuple; the module keeps the samples as a buffer
+    lt = getattr(LF, name + "_with_indices")(lx, k, _random_samples=lg.tensor(samples), **kw)
+    assert isinstance(lt, tuple) and len(lt) == 2
+    cls = f"FractionalMaxPool{nd}d"
+    tm = getattr(torch.nn, cls)(k, _random_samples=torch.tensor(samples), **kw)
+    lm = getattr(lnn, cls)(k, _random_samples=lg.tensor(samples), **kw)
+    assert repr(lm) == repr(tm) and list(lm.state_dict()) == list(tm.state_dict())
+    np.testing.assert_array_equal(lm(lx).detach().numpy(), tm(tx).detach().numpy())
+
+
+def test_fractional_max_pool_random_samples_drawn_when_absent():
+    lg.manual_seed(0)
+    x = lg.randn(2, 3, 10, 10)
+    out = LF.fractional_max_pool2d(x, 2, output_size=5)
+    assert tuple(out.shape) == (2, 3, 5, 5)
+    planes = x.numpy().reshape(2, 3, -1)
+    assert np.isin(out.numpy().reshape(2, 3, -1), planes).all()
+
+
+FRACTIONAL_ERRORS = [
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 2)),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 5, output_size=8)),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 2, output_size=(3,  4, 5))),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(3, 4), 2, output_size=2)),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 2, output_size=3, _random_samples=m.rand(2, 3, 3))),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 2, output_size=3, _random_samples=m.rand(1, 3, 2))),
+    (lambda m, f: f.fractional_max_pool2d(m.randn(2, 3, 9, 11), 2, output_ratio=0.5)),
+    (lambda m, f: f.fractional_max_pool3d(m.randn(2, 3, 7, 8, 9), 2)),
+    (lambda m, f: f.fractional_max_pool3d(m.randn(2, 3, 7, 8, 9), 5, output_size=6)),
+    (lambda m, f: f.fractional_max_pool3d(m.randn(3, 4, 4), 2, output_size=2)),
+    (lambda m, f: m.nn.FractionalMaxPool2d(2)),
+    (lambda m, f: m.nn.FractionalMaxPool3d(2)),
+    (lambda m, f: m.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)),
+    (lambda m, f: m.nn.FractionalMaxPool2d(2, output_ratio=1.5)),
+]
+
+
+@pytest.mark.parametrize("run", FRACTIONAL_ERRORS)
+def test_fractional_errors(run):
+    same_error(run, torch, TF, LF, prefix=60)

@@ -44,6 +44,9 @@ from ._f_3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,  # no
                     upsample_bilinear, upsample_nearest)
 from ._f_3d import __all__ as _f_3d_all
 from ._f_grid import affine_grid, grid_sample  # noqa: F401  (nn3d)
+from ._f_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401  (nn3d)
+                            fractional_max_pool3d, fractional_max_pool3d_with_indices)
+from ._f_fractional import __all__ as _f_fractional_all
 
 _make = Tensor._make
 
@@ -60,7 +63,7 @@ __all__ = [
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
     "local_response_norm",
-] + list(_f_3d_all) + ["affine_grid", "grid_sample"]
+] + list(_f_3d_all) + ["affine_grid", "grid_sample"] + list(_f_fractional_all)
 
 
 # =============================================================================== helpers
