@@ -5,7 +5,7 @@ constructions over the last ``nd`` dims:
 
 * max pooling is a running maximum over the kernel offsets, each one strided view of the
   (-inf padded) input; the index of the first maximum (into the unpadded volume, flattened) is
-  tracked as torch's scan finds it, NaN winning. Its backward scatters the gradient to those
+  tracked as torch's scan finds it (``nn_ops.max_and_index``, shared with the 2-d pool). Its backward scatters the gradient to those
   indices (an op whose own gradient gathers them back);
 * average pooling sums one strided view per kernel offset and divides by the window counts
   (``count_include_pad`` / ``divisor_override``); its backward spreads the gradient evenly, and
@@ -23,7 +23,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .conv_nd import _col2im, _im2col, windows_nd
-from .nn_ops import _adaptive_matrix, _array
+from .nn_ops import _adaptive_matrix, _array, max_and_index
 from .registry import apply, defop
 
 __all__ = ["max_pool_nd", "avg_pool_nd", "adaptive_avg_pool_nd", "adaptive_max_pool_nd", "max_unpool_nd",
@@ -61,20 +61,10 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_size)
     win = win[(Ellipsis,) + tuple(slice(0, o) for o in out_size) + (slice(None),) * nd]
     offsets = list(itertools.product(*(range(k) for k in kernel)))
     views = [win[(Ellipsis,) + o] for o in offsets]
-    out = views[0].copy() if len(views) == 1 else xp.maximum(views[0], views[1])
-    for v in views[2:]:
-        xp.maximum(out, v, out=out)  # NaN propagates, as torch's
     fs = _flat_strides(spatial)
     base = _grid(xp, [(xp.arange(o) * s - p) * f for o, s, p, f in zip(out_size, stride, padding, fs)])
     shifts = [sum(i * d * f for i, d, f in zip(o, dilation, fs)) for o in offsets]
-    idx = xp.empty(out.shape, dtype=np.int64)
-    idx[...] = base + shifts[-1]
-    for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
-        xp.copyto(idx, base + shifts[k], where=views[k] == out)
-    if x.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
-        for k in range(len(views)):
-            xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
-    return out, idx
+    return max_and_index(xp, views, base, shifts)
 
 
 def _unpool_fwd(xp, g, indices, input_shape, nd, overlapping):

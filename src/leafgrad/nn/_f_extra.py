@@ -131,11 +131,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     if nd == 1:
         stride, pads, dilation = (1,) + stride, ((0, 0),) + pads, (1,) + dilation
     out_shape = (x.shape[0], weight.shape[1] * groups, *spatial)
-    if nd == 3:  # (nn3d: volumes go to the N-d transposed convolution, _ops/conv_nd.py)
-        from .._ops.conv_nd import conv_transpose_nd
-        out = conv_transpose_nd(x, weight, bias, out_shape, stride, pads, dilation, groups)
-    else:
-        out = X.conv_transpose(x, weight, bias, out_shape, stride, pads, dilation, groups)
+    out = X.conv_transpose(x, weight, bias, out_shape, stride, pads, dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -205,11 +205,7 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd: int, na
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
     if nd == 1:
         stride, pads, dilation = (1,) + stride, ((0, 0),) + pads, (1,) + dilation
-    if nd == 3:  # (nn3d: volumes go to the N-d convolution, _ops/conv_nd.py)
-        from .._ops.conv_nd import conv_nd
-        out = conv_nd(x, weight, bias, stride, pads, dilation, groups)
-    else:
-        out = O.conv(x, weight, bias, stride, pads, dilation, groups)
+    out = O.conv(x, weight, bias, stride, pads, dilation, groups)
     return out.squeeze(0) if unbatched else out
 
 
