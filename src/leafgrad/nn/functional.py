@@ -42,11 +42,9 @@ from ._f_3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,  # no
                     avg_pool3d, conv3d, conv_transpose3d, dropout3d, fold, lp_pool3d, max_pool1d_with_indices,
                     max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool3d, unfold, upsample,
                     upsample_bilinear, upsample_nearest)
-from ._f_3d import __all__ as _f_3d_all
 from ._f_grid import affine_grid, grid_sample  # noqa: F401  (nn3d)
 from ._f_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401  (nn3d)
                             fractional_max_pool3d, fractional_max_pool3d_with_indices)
-from ._f_fractional import __all__ as _f_fractional_all
 
 _make = Tensor._make
 
@@ -63,7 +61,15 @@ __all__ = [
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
     "local_response_norm",
-] + list(_f_3d_all) + ["affine_grid", "grid_sample"] + list(_f_fractional_all)
+]
+__all__ += [  # (nn3d: a separate literal list, which type checkers read)
+    "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "max_pool1d_with_indices", "max_pool2d_with_indices", "lp_pool3d",
+    "max_unpool3d", "dropout3d", "fold", "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
+    "affine_grid", "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
+]
 
 
 # =============================================================================== helpers
