@@ -64,7 +64,7 @@ def _pool3d_geometry(input: Tensor, kernel_size, stride, padding, dilation, ceil
     from .._ops.nn_ops import pool_out_size
     out = tuple(pool_out_size(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(spatial, k, s, p, d))
     c = input.shape[-4]
-    if avg and any(n + 2 * pp < kk for n, pp, kk in zip(spatial, p, k)):
+    if avg and any(n < kk for n, kk in zip(spatial, k)):  # (torch compares the unpadded input)
         raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) smaller than kernel size "
                            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     if any(o <= 0 for o in out):
@@ -205,7 +205,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
         raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but "
                          "got 2)")
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-3:]):
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and non-zero "
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
     k, d = _tup(kernel_size, 2, "kernel_size"), _tup(dilation, 2, "dilation")
     p, s = _tup(padding, 2, "padding"), _tup(stride, 2, "stride")
