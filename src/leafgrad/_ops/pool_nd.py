@@ -250,16 +250,16 @@ def _adaptive_max_fwd(xp, x, out_size):
     return out, idx
 
 
-def _adaptive_max_grad(xp, grads, self_sym_sizes, result1):
+def _adaptive_max_grad(xp, grads, self, result1):
     g = grads[0]
     if g is None:
         return None
-    return xp.apply(ADAPTIVE_MAX3D_BACK, g, params=(result1, tuple(self_sym_sizes), 3, True))
+    return xp.apply(ADAPTIVE_MAX3D_BACK, g, params=(result1, tuple(self.shape), 3, True))
 
 
+# (torch's node saves the input itself and the indices)
 ADAPTIVE_MAX3D = defop("AdaptiveMaxPool3DBackward0", _adaptive_max_fwd, _adaptive_max_grad,
-                       saved=("self_sym_sizes", "result1"), n_out=2, diff_outputs=(True, False))
-ADAPTIVE_MAX3D.node_cls._saved_names = ("self", "result1")
+                       saved=("self", "result1"), n_out=2, diff_outputs=(True, False))
 ADAPTIVE_MAX3D_BACK = defop("AdaptiveMaxPool3DBackwardBackward0", _unpool_fwd, _unpool_gather,
                             saved=("indices", "nd"))
 
