@@ -28,6 +28,7 @@ from .. import _dtype as D
 from .._backend import backend_for_array
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
+from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
 from .registry import apply, defop, set_formulas
 
@@ -63,6 +64,8 @@ def _windows(xp, x, kh, kw, stride, pad, dil):
 
 
 def _conv_fwd(xp, x, w, stride, pad, dil, groups):
+    if x.ndim == 5:
+        return _nd.conv_fwd(xp, x, w, stride, pad, dil, groups)
     one_d = x.ndim == 3
     x4, w4 = _as4(x), _as4(w)
     n, c = x4.shape[:2]
@@ -85,6 +88,8 @@ def _conv_bias_fwd(xp, x, w, b, stride, pad, dil, groups):
 def _conv_input_grad_fwd(xp, g, w, input_shape, stride, pad, dil, groups):
     """The adjoint of the convolution in its input (a transposed convolution): GEMM, then col2im
     (at stride 1, with finite weights, the faster :func:`_col2im_flat`, bit for bit the same)."""
+    if g.ndim == 5:
+        return _nd.conv_input_grad_fwd(xp, g, w, input_shape, stride, pad, dil, groups)
     g4, w4 = _as4(g), _as4(w)
     n, o, ho, wo = g4.shape
     _, cg, kh, kw = w4.shape
@@ -136,6 +141,8 @@ def _col2im_flat(xp, w4, g4, groups, c, hp, wp, dh, dw):
 
 def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
     """The convolution's gradient in its weight: one GEMM over (batch x output pixels)."""
+    if x.ndim == 5:
+        return _nd.conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups)
     x4, g4 = _as4(x), _as4(g)
     n, c = x4.shape[:2]
     o = weight_shape[0]
@@ -185,7 +192,8 @@ CONV_WEIGHT_GRAD = defop(
 
 
 def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride, pad, dil, groups: int) -> Tensor:
-    """Convolution of a batched 3-d (1-d conv) or 4-d (2-d conv) input; geometry already normalised."""
+    """Convolution of a batched 3-d (1-d conv), 4-d (2-d conv) or 5-d (3-d conv) input; geometry already
+    normalised."""
     if bias is None:
         bias = _make(backend_for_array(input._data).xp.zeros((), dtype=input._data.dtype))
     return apply(CONV_BIAS, (input, weight, bias), (stride, pad, dil, groups))
@@ -233,21 +241,29 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
             x4 = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
         win = _windows(xp, x4, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
         views = [win[:, :, :, :, i, j] for i in range(kh) for j in range(kw)]
-    out = views[0].copy() if len(views) == 1 else xp.maximum(views[0], views[1])
-    for v in views[2:]:
-        xp.maximum(out, v, out=out)  # NaN propagates, as torch's
     # flat index (into the unpadded H*W plane) of each window's top-left input, and each offset's shift
     base = (xp.arange(ho)[:, None] * sh - padding[0]) * w + (xp.arange(wo)[None, :] * sw - padding[1])
     shifts = [i * dh * w + j * dw for i in range(kh) for j in range(kw)]
+    out, idx = max_and_index(xp, views, base, shifts)
+    if three:
+        return out[0], idx[0]
+    return out, idx
+
+
+def max_and_index(xp, views, base, shifts):
+    """The running max over the kernel offsets' strided views, and the flat index of each window's
+    maximum (``base`` + the offset's shift) as torch's scan finds it: the first maximum, or the
+    last NaN."""
+    out = views[0].copy() if len(views) == 1 else xp.maximum(views[0], views[1])
+    for v in views[2:]:
+        xp.maximum(out, v, out=out)  # NaN propagates, as torch's
     idx = xp.empty(out.shape, dtype=np.int64)
     idx[...] = base + shifts[-1]
     for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
         xp.copyto(idx, base + shifts[k], where=views[k] == out)
-    if x.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
+    if out.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
         for k in range(len(views)):
             xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
-    if three:
-        return out[0], idx[0]
     return out, idx
 
 

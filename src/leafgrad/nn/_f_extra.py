@@ -244,6 +244,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise NotImplementedError("interpolate(antialias=True) is not supported by leafgrad yet; resize without "
                                   "antialiasing or pre-blur the input")
     if mode == "area":
+        if nd == 3:  # (nn3d)
+            from ._f_3d import adaptive_avg_pool3d
+            return adaptive_avg_pool3d(input, sizes)
         if nd != 2:
             raise NotImplementedError(f"interpolate(mode='area') is supported for 4-d inputs only here, got "
                                       f"{input.ndim}D")
@@ -252,11 +255,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if _MODE_DIMS[mode] != nd:
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                       f"{_MODE_DIMS[mode] + 2}D input")
-        if mode == "trilinear":
-            raise NotImplementedError("interpolate(mode='trilinear') is not supported by leafgrad yet")
         align = bool(align_corners)
     elif mode in ("nearest", "nearest-exact"):
-        if nd > 2:
+        if nd > 3:
             raise NotImplementedError(f"interpolate(mode={mode!r}) of a {input.ndim}D input is not supported by "
                                       "leafgrad yet")
         align = None
@@ -267,6 +268,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if any(v <= 0 for v in sizes):
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
                            f"({', '.join(map(str, input.shape[2:]))}) and output ({', '.join(map(str, sizes))})")
+    if nd == 3:  # (nn3d: volumes, _ops/upsample3d.py)
+        from .._ops.upsample3d import upsample3d
+        return upsample3d(input, mode, tuple(sizes), align, tuple(scales))
     return upsample(input, mode, tuple(sizes), align, tuple(scales))
 
 

@@ -37,6 +37,14 @@ from ._f_extra import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_po
                        local_response_norm, lp_pool1d,
                        lp_pool2d, max_pool1d, max_unpool1d, max_unpool2d, pixel_shuffle, pixel_unshuffle,
                        scaled_dot_product_attention)
+from ._f_3d import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,  # noqa: F401  (nn3d)
+                    adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,
+                    avg_pool3d, conv3d, conv_transpose3d, dropout3d, fold, lp_pool3d, max_pool1d_with_indices,
+                    max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool3d, unfold, upsample,
+                    upsample_bilinear, upsample_nearest)
+from ._f_grid import affine_grid, grid_sample  # noqa: F401  (nn3d)
+from ._f_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401  (nn3d)
+                            fractional_max_pool3d, fractional_max_pool3d_with_indices)
 
 _make = Tensor._make
 
@@ -53,6 +61,14 @@ __all__ = [
     "interpolate", "pixel_shuffle", "pixel_unshuffle", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
     "local_response_norm",
+]
+__all__ += [  # (nn3d: a separate literal list, which type checkers read)
+    "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "max_pool1d_with_indices", "max_pool2d_with_indices", "lp_pool3d",
+    "max_unpool3d", "dropout3d", "fold", "unfold", "upsample", "upsample_bilinear", "upsample_nearest",
+    "affine_grid", "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -128,7 +144,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias, groups: int, name: str, nd:
                 transposed: bool = False) -> bool:
     dim = input._data.ndim
     if dim not in (nd + 1, nd + 2):
-        kinds = {1: ("2D", "3D"), 2: ("3D", "4D")}[nd]
+        kinds = {1: ("2D", "3D"), 2: ("3D", "4D"), 3: ("4D", "5D")}[nd]
         raise RuntimeError(f"Expected {kinds[0]} (unbatched) or {kinds[1]} (batched) input to {name}, but got "
                            f"input of size: {list(input._data.shape)}")
     if weight._data.ndim != nd + 2:
@@ -244,8 +260,6 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     out, idx = O.max_pool2d(input, k, s, p, d, bool(ceil_mode), out_hw)
     return (out, idx) if return_indices else out
 
-
-max_pool2d_with_indices = max_pool2d
 
 
 def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,

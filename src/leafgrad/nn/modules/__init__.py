@@ -27,6 +27,9 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .layers3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, BatchNorm3d, Conv3d,  # (nn3d)
+                       ConvTranspose3d, Dropout3d, Fold, LPPool3d, MaxPool3d, MaxUnpool3d, Unfold)
+from .fractional import FractionalMaxPool2d, FractionalMaxPool3d  # (nn3d)
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
@@ -47,6 +50,10 @@ __all__ = [
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
     "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+]
+__all__ += [  # (nn3d: a separate literal list, which type checkers read)
+    "Conv3d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+    "MaxUnpool3d", "BatchNorm3d", "Dropout3d", "Fold", "Unfold", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
 # (nnloss branch) more losses, activations and norms, each family in a file of its own
