@@ -1004,6 +1004,346 @@ Example::
     tensor([[0., 5., 0., 3.]], grad_fn=<SqueezeBackward1>)
 """
 
+# ------------------------------------------------------------------ volumes, *_with_indices, upsample*, fractional
+DOCS["max_pool3d"] = """\
+The maximum over each ``kernel_size`` box of a ``(N, C, D, H, W)`` or unbatched ``(C, D, H, W)`` volume.
+
+Args:
+    kernel_size: int or triple ``(kD, kH, kW)``.
+    stride: defaults to ``kernel_size``.
+    padding: implicit ``-inf`` padding on each side (at most half the effective kernel).
+    dilation: spacing between box elements.
+    ceil_mode: round each output size up instead of down.
+    return_indices: also return where each maximum came from, as a flat ``D*H*W`` index (for
+        ``max_unpool3d``).
+
+Returns:
+    the pooled tensor, or ``(pooled, indices)`` with ``return_indices=True``.
+
+Autograd:
+    records ``MaxPool3DWithIndicesBackward0``, which keeps the indices and sends each output gradient to
+    the one input element that won its box; the indices carry no gradient.
+
+Example::
+
+    >>> x = leafgrad.arange(64.).reshape(1, 1, 4, 4, 4).requires_grad_()
+    >>> F.max_pool3d(x, 2)
+    tensor([[[[[21., 23.],
+               [29., 31.]],
+    <BLANKLINE>
+              [[53., 55.],
+               [61., 63.]]]]], grad_fn=<MaxPool3DWithIndicesBackward0>)
+"""
+
+DOCS["adaptive_avg_pool3d"] = """\
+Average pooling over a volume with the boxes sized so that the output is exactly ``output_size``.
+
+Args:
+    input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+    output_size: an int (the same for D, H and W) or a triple; ``None`` in the triple keeps that input size.
+
+Returns:
+    ``(N, C, *output_size)`` (no batch dim if the input had none).
+
+Autograd:
+    records ``AdaptiveAvgPool3DBackward0``; box ``i`` along a dim of size ``n`` spans ``floor(i*n/out)`` to
+    ``ceil((i+1)*n/out)``, so boxes may overlap and share gradient. An output size of 1 everywhere is a plain
+    mean over the last three dims, exactly as torch takes that shortcut, and records ``MeanBackward1``.
+
+Example::
+
+    >>> x = leafgrad.ones(1, 2, 5, 6, 7, requires_grad=True)
+    >>> y = F.adaptive_avg_pool3d(x, (2, 3, None))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 2, 2, 3, 7]), 'AdaptiveAvgPool3DBackward0')
+    >>> F.adaptive_avg_pool3d(x, 1).grad_fn.name()
+    'MeanBackward1'
+"""
+
+DOCS["adaptive_max_pool3d"] = """\
+Max pooling over a volume with the boxes sized so that the output is exactly ``output_size``.
+
+Args:
+    input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+    output_size: an int or a triple; ``None`` in the triple keeps that input size.
+    return_indices: also return the flat ``D*H*W`` index of each maximum.
+
+Returns:
+    ``(N, C, *output_size)``, or ``(pooled, indices)`` with ``return_indices=True``.
+
+Autograd:
+    records ``AdaptiveMaxPool3DBackward0``, which keeps the indices; each output gradient goes to its box's
+    maximum.
+
+Example::
+
+    >>> x = leafgrad.arange(64.).reshape(1, 4, 4, 4).requires_grad_()
+    >>> y, i = F.adaptive_max_pool3d(x, (1, 2, 2), return_indices=True)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 2, 2]), 'AdaptiveMaxPool3DBackward0')
+    >>> i
+    tensor([[[[53, 55],
+              [61, 63]]]])
+"""
+
+DOCS["adaptive_max_pool3d_with_indices"] = """\
+``adaptive_max_pool3d`` that always returns ``(pooled, indices)``.
+
+Args:
+    input: ``(N, C, D, H, W)`` or ``(C, D, H, W)``.
+    output_size: an int or a triple; ``None`` in the triple keeps that input size.
+    return_indices: accepted so the signature matches ``adaptive_max_pool3d``; the pair is returned either
+        way.
+
+Returns:
+    ``(pooled, indices)``; the indices are int64 flat ``D*H*W`` positions.
+
+Autograd:
+    the pooled tensor records ``AdaptiveMaxPool3DBackward0``; the indices are not differentiable.
+
+Example::
+
+    >>> x = leafgrad.arange(8.).reshape(1, 2, 2, 2).requires_grad_()
+    >>> y, i = F.adaptive_max_pool3d_with_indices(x, 1)
+    >>> y, i
+    (tensor([[[[7.]]]], grad_fn=<AdaptiveMaxPool3DBackward0>), tensor([[[[7]]]]))
+"""
+
+DOCS["adaptive_max_pool1d_with_indices"] = """\
+``adaptive_max_pool1d`` that always returns ``(pooled, indices)``.
+
+Args:
+    input: ``(N, C, L)`` or ``(C, L)``.
+    output_size: the output length.
+    return_indices: accepted to match ``adaptive_max_pool1d``'s signature; the pair is returned either way.
+
+Returns:
+    ``(pooled, indices)``, the indices being int64 positions along ``L``.
+
+Autograd:
+    composed as torch's route over the 2-d op (``unsqueeze``, adaptive 2-d max pooling, ``squeeze``), so the
+    pooled tensor's root is ``SqueezeBackward1``; the indices carry no gradient.
+
+Example::
+
+    >>> x = leafgrad.tensor([[1., 5., 2., 3., 9., 0.]], requires_grad=True)
+    >>> F.adaptive_max_pool1d_with_indices(x, 2)
+    (tensor([[5., 9.]], grad_fn=<SqueezeBackward1>), tensor([[1, 4]]))
+"""
+
+DOCS["adaptive_max_pool2d_with_indices"] = """\
+``adaptive_max_pool2d`` that always returns ``(pooled, indices)``.
+
+Args:
+    input: ``(N, C, H, W)`` or ``(C, H, W)``.
+    output_size: an int or a pair; ``None`` in the pair keeps that input size.
+    return_indices: accepted to match ``adaptive_max_pool2d``'s signature; the pair is returned either way.
+
+Returns:
+    ``(pooled, indices)``; the indices are int64 flat ``H*W`` positions.
+
+Autograd:
+    the pooled tensor records ``AdaptiveMaxPool2DBackward0``; the indices are not differentiable.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 4, 4).requires_grad_()
+    >>> y, i = F.adaptive_max_pool2d_with_indices(x, (1, 2))
+    >>> y, i
+    (tensor([[[13., 15.]]], grad_fn=<AdaptiveMaxPool2DBackward0>), tensor([[[13, 15]]]))
+"""
+
+DOCS["max_pool1d_with_indices"] = """\
+``max_pool1d`` that always returns ``(pooled, indices)``.
+
+Args:
+    input: ``(N, C, L)`` or ``(C, L)``.
+    kernel_size, stride, padding, dilation, ceil_mode: as for ``max_pool1d``.
+    return_indices: accepted to match ``max_pool1d``'s signature; the pair is returned either way.
+
+Returns:
+    ``(pooled, indices)``, the indices being int64 positions along ``L`` (what ``max_unpool1d`` reads).
+
+Autograd:
+    composed as torch's CPU route (``unsqueeze``, 2-d max pooling, ``squeeze``): the pooled tensor's root is
+    ``SqueezeBackward1`` over ``MaxPool2DWithIndicesBackward0``; the indices carry no gradient.
+
+Example::
+
+    >>> x = leafgrad.tensor([[1., 5., 2., 3.]], requires_grad=True)
+    >>> F.max_pool1d_with_indices(x, 2)
+    (tensor([[5., 3.]], grad_fn=<SqueezeBackward1>), tensor([[1, 3]]))
+"""
+
+DOCS["max_pool2d_with_indices"] = """\
+``max_pool2d`` that always returns ``(pooled, indices)``.
+
+Args:
+    input: ``(N, C, H, W)`` or ``(C, H, W)``.
+    kernel_size, stride, padding, dilation, ceil_mode: as for ``max_pool2d``.
+    return_indices: accepted to match ``max_pool2d``'s signature; the pair is returned either way.
+
+Returns:
+    ``(pooled, indices)``; the indices are int64 flat ``H*W`` positions (what ``max_unpool2d`` reads).
+
+Autograd:
+    the pooled tensor records ``MaxPool2DWithIndicesBackward0``; the indices are not differentiable.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 1, 4, 4).requires_grad_()
+    >>> y, i = F.max_pool2d_with_indices(x, 2)
+    >>> y.grad_fn.name(), i
+    ('MaxPool2DWithIndicesBackward0', tensor([[[[ 5,  7],
+              [13, 15]]]]))
+"""
+
+DOCS["upsample"] = """\
+Deprecated spelling of ``interpolate``: warns (``UserWarning``) and then resizes exactly as
+``interpolate(input, size, scale_factor, mode, align_corners)`` would.
+
+Args:
+    input: ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    size: the output spatial size (give this or ``scale_factor``).
+    scale_factor: a multiplier per spatial dim.
+    mode: ``'nearest'`` (default), ``'linear'``, ``'bilinear'``, ``'bicubic'``, ``'area'``, ...
+    align_corners: for the linear modes, whether the corner pixels' centres line up.
+
+Returns:
+    the resized tensor.
+
+Autograd:
+    whatever ``interpolate`` records for the mode, e.g. ``UpsampleNearest2DBackward0`` for nearest on
+    images or ``UpsampleBilinear2DBackward0`` for bilinear.
+
+Example::
+
+    >>> import warnings
+    >>> x = leafgrad.ones(1, 1, 2, 2, requires_grad=True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     y = F.upsample(x, scale_factor=2, mode="bilinear")
+    >>> y.shape, y.grad_fn.name(), caught[0].category.__name__
+    (torch.Size([1, 1, 4, 4]), 'UpsampleBilinear2DBackward0', 'UserWarning')
+"""
+
+DOCS["upsample_nearest"] = """\
+Deprecated: warns (``UserWarning``), then ``interpolate(input, size, scale_factor, mode='nearest')``, i.e.
+each output element copies the input element it falls on.
+
+Args:
+    input: ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
+    size: the output spatial size (give this or ``scale_factor``).
+    scale_factor: a multiplier per spatial dim.
+
+Returns:
+    the resized tensor.
+
+Autograd:
+    records the nearest node for the input's rank: ``UpsampleNearest1DBackward0``,
+    ``UpsampleNearest2DBackward0`` or ``UpsampleNearest3DBackward0``; each input element's gradient is the
+    sum over the outputs that copied it.
+
+Example::
+
+    >>> import warnings
+    >>> x = leafgrad.tensor([[[1., 2., 3.]]], requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     F.upsample_nearest(x, scale_factor=2)
+    tensor([[[1., 1., 2., 2., 3., 3.]]], grad_fn=<UpsampleNearest1DBackward0>)
+"""
+
+DOCS["upsample_bilinear"] = """\
+Deprecated: warns (``UserWarning``), then ``interpolate(input, size, scale_factor, mode='bilinear',
+align_corners=True)`` on a ``(N, C, H, W)`` batch.
+
+Note the ``align_corners=True``: the corner pixels of input and output coincide, unlike ``interpolate``'s
+bilinear default.
+
+Args:
+    input: ``(N, C, H, W)``.
+    size: the output ``(H, W)`` (give this or ``scale_factor``).
+    scale_factor: a multiplier for H and W.
+
+Returns:
+    the resized tensor.
+
+Autograd:
+    records ``UpsampleBilinear2DBackward0``, which spreads each output gradient over the four input pixels
+    it was blended from, with the same weights.
+
+Example::
+
+    >>> import warnings
+    >>> x = leafgrad.arange(16.).reshape(1, 1, 4, 4).requires_grad_()
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     F.upsample_bilinear(x, size=(3, 3))
+    tensor([[[[ 0.0000,  1.5000,  3.0000],
+              [ 6.0000,  7.5000,  9.0000],
+              [12.0000, 13.5000, 15.0000]]]], grad_fn=<UpsampleBilinear2DBackward0>)
+"""
+
+DOCS["fractional_max_pool2d"] = """\
+Max pooling with ``(kH, kW)`` windows whose starts are spread pseudo-randomly over the input, so that the
+output is ``output_size`` (or ``output_ratio`` times the input size) even when that is not an integer
+shrink.
+
+Args:
+    input: ``(N, C, H, W)`` or ``(C, H, W)``.
+    kernel_size: int or pair; each window must fit: ``output + kernel - 1 <= input`` per dim.
+    output_size: int or pair (give this or ``output_ratio``).
+    output_ratio: a pair (or 1-tuple) of fractions in (0, 1); the output size is ``int(input * ratio)``. A
+        bare float is a TypeError here, as in torch (the 3-d form accepts one).
+    return_indices: also return the flat ``H*W`` index of each maximum.
+    _random_samples: ``(N, C, 2)`` values in [0, 1) that fix where the windows fall, one pair per
+        (sample, channel); drawn with ``leafgrad.rand`` when omitted, so each call pools differently.
+
+Returns:
+    the pooled tensor, or ``(pooled, indices)`` with ``return_indices=True``.
+
+Autograd:
+    records ``FractionalMaxPool2DBackward0``, which keeps the indices and sends each output gradient to its
+    window's maximum.
+
+Example::
+
+    >>> x = leafgrad.arange(25.).reshape(1, 1, 5, 5).requires_grad_()
+    >>> y = F.fractional_max_pool2d(x, 2, output_size=3, _random_samples=leafgrad.full((1, 1, 2), 0.5))
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 3, 3]), 'FractionalMaxPool2DBackward0')
+    >>> F.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5)).shape
+    torch.Size([1, 1, 2, 2])
+"""
+
+DOCS["fractional_max_pool3d"] = """\
+The volume form of ``fractional_max_pool2d``: ``(kT, kH, kW)`` boxes placed pseudo-randomly over a
+``(N, C, T, H, W)`` or ``(C, T, H, W)`` input so that the output is ``output_size`` (or ``output_ratio``
+times the input size).
+
+Args:
+    kernel_size: int or triple; ``output + kernel - 1 <= input`` must hold per dim.
+    output_size: int or triple (give this or ``output_ratio``).
+    output_ratio: float or triple in (0, 1).
+    return_indices: also return the flat ``T*H*W`` index of each maximum.
+    _random_samples: ``(N, C, 3)`` values in [0, 1) that fix the placement; drawn with ``leafgrad.rand``
+        when omitted.
+
+Returns:
+    the pooled tensor, or ``(pooled, indices)`` with ``return_indices=True``.
+
+Autograd:
+    records ``FractionalMaxPool3DBackward0``; each output gradient goes to its box's maximum.
+
+Example::
+
+    >>> x = leafgrad.arange(64.).reshape(1, 1, 4, 4, 4).requires_grad_()
+    >>> y = F.fractional_max_pool3d(x, 2, output_ratio=0.5, _random_samples=leafgrad.full((1, 1, 3), 0.5))
+    >>> y.flatten(), y.grad_fn.name()
+    (tensor([21., 23., 29., 31., 53., 55., 61., 63.], grad_fn=<ViewBackward0>), 'FractionalMaxPool3DBackward0')
+"""
+
 # functions whose source gives a one-line summary: the sections that follow it
 SECTIONS: dict = {}
 
