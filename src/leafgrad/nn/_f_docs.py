@@ -1603,8 +1603,8 @@ Args:
     input: ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``.
     size: the output spatial size (one of size / scale_factor).
     scale_factor: a multiplier per spatial dim.
-    mode: ``'nearest'`` (default), ``'linear'``, ``'bilinear'``, ``'bicubic'``, ``'area'`` or ``'nearest-
-        exact'`` (``'trilinear'`` raises NotImplementedError in leafgrad).
+    mode: ``'nearest'`` (default), ``'linear'`` (3-d input), ``'bilinear'`` / ``'bicubic'`` (4-d),
+        ``'trilinear'`` (5-d), ``'area'`` or ``'nearest-exact'``.
     align_corners: for the linear modes, whether the corner pixels' centres line up.
     recompute_scale_factor, antialias: as in torch.
 
