@@ -14,6 +14,10 @@ by N, so interpreter start-up, imports and set-up cancel out:
     python benchmarks/instructions.py                   # leafgrad, the bare engine, hand-written NumPy
     python benchmarks/instructions.py --impl leafgrad --steps 300
     python benchmarks/instructions.py --form module     # nn.Sequential + optim.SGD, as users write it
+    python benchmarks/instructions.py --workload W3     # the W3 (or W1) chain: instructions per op
+
+For the chains (W1, W3) each count is per op of the chain, ``forward`` and ``backward`` alone:
+the per-op framework cost that W1/W3's ratios against torch measure.
 
 Needs ``valgrind`` on PATH (Debian's package); prints a note and exits 0 without it.
 """
@@ -46,9 +50,26 @@ def _tiny(workloads):
     return sizes, data
 
 
+def _chain_child(impl: str, phase: str, n_ops: int, workload: str) -> None:
+    """Build the W1/W3 chain of ``n_ops`` ops (after a warm-up chain), then run its backward in phase ``backward``."""
+    import workloads
+    import leafgrad as lib
+    x = workloads.make_data(workload, workloads.FULL)["x"]
+    sizes = dataclasses.replace(workloads.FULL, w1_ops=n_ops, w3_ops=n_ops)
+    warm = workloads.ChainBench(lib, workloads.chain_ops(workload, dataclasses.replace(sizes, w1_ops=40, w3_ops=40)), x)
+    warm.step()
+    bench = workloads.ChainBench(lib, workloads.chain_ops(workload, sizes), x)
+    out = bench._forward()
+    if phase == "backward":
+        out.backward()
+
+
 def _child(impl: str, phase: str, steps: int, form: str) -> None:
     sys.path.insert(0, str(HERE))
     sys.path.insert(0, str(HERE.parent / "src"))
+    if form in ("W1", "W3"):
+        _chain_child(impl, phase, steps, form)
+        return
     import workloads
     sizes, data = _tiny(workloads)
     if impl == "numpy":
@@ -104,9 +125,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--form", choices=("manual", "module"), default="manual",
                     help="manual: W2's functional code and SGD by hand; module: nn.Sequential, F.cross_entropy, "
                          "optim.SGD with zero_grad()/step() and loss.item()")
+    ap.add_argument("--workload", choices=("W2", "W1", "W3"), default="W2",
+                    help="W2: the tiny MLP step by phase; W1/W3: the chain, instructions per op (forward, backward)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed: nothing counted (apt-get install valgrind)")
+        return 0
+    if args.workload != "W2":
+        n = args.steps * 10
+        print(f"{args.workload} chain, leafgrad: instructions per op ((2N - N ops) / N, N = {n})")
+        fwd = per_step("leafgrad", "forward", n, args.workload)
+        fb = per_step("leafgrad", "backward", n, args.workload)
+        print(f"  forward {fwd:9.0f}   backward {fb - fwd:9.0f}   total {fb:9.0f}")
         return 0
     print(f"W2 on an 8-8-8-4 MLP, batch {SIZES['w2_batch']}, {args.form} form: thousands of instructions per step")
     print(f"  {'impl':10s} {'forward':>9s} {'backward':>9s} {'update':>9s} {'step':>9s}")
