@@ -208,7 +208,7 @@ def write_shims(where: Path) -> Path:
 
 # --------------------------------------------------------------------------- synthetic data
 
-_TEXT = ("First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak, speak.\n\n"
+_TEXT = ("O God, O God!\nFirst Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak, speak.\n\n"
          "First Citizen:\nYou are all resolved rather to die than to famish?\n\nAll:\nResolved. resolved.\n")
 
 

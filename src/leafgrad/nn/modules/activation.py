@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..._ops.pointwise import sigmoid, tanh
 from .. import functional as F
 from .module import Module, _settings
+from .attention import MultiheadAttention  # noqa: F401  (torch.nn.modules.activation.MultiheadAttention)
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
            "ELU", "Softplus", "LogSigmoid", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
