@@ -81,5 +81,6 @@ if __name__ == "__main__":
     torch.manual_seed(0)
     ids, vocab = tokenize()
     model = make_lm(torch, len(vocab))
-    losses = train(torch, model, ids, epochs=4)
-    print(f"perplexity {math.exp(losses[0]):.1f} -> {math.exp(losses[-1]):.1f} over {len(losses)} chunks")
+    losses = train(torch, model, ids, epochs=6, lr=5.0)
+    late = sum(losses[-5:]) / 5
+    print(f"perplexity {math.exp(losses[0]):.1f} -> {math.exp(late):.1f} (last 5 chunks) over {len(losses)} chunks")

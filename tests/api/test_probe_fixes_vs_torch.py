@@ -118,3 +118,31 @@ def test_device_and_layout_flags_match_torch_on_cpu(flag):
         pytest.skip(f"torch has no Tensor.{flag}")
     for make in (lambda lib: lib.ones(2), lambda lib: lib.zeros(2, 3, dtype=lib.int64)):
         assert getattr(make(leafgrad), flag) is getattr(make(torch), flag)
+
+
+@pytest.mark.parametrize("env, explicit, outcome", [
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, None, "loads"),
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "true"}, True, "refuses"),      # an explicit argument wins
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "yes"}, False, "refuses"),         # forcing safety beats it
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, None, "both"),
+])
+def test_weights_only_environment_switches_match_torch(monkeypatch, env, explicit, outcome):
+    """time_sequence_prediction torch.save()s a NumPy array; these switches decide whether it loads."""
+    for name in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    kw = {} if explicit is None else {"weights_only": explicit}
+    for lib in (torch, leafgrad):
+        buf = io.BytesIO()
+        lib.save(np.arange(3.0), buf)
+        buf.seek(0)
+        if outcome == "loads":
+            with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+                np.testing.assert_array_equal(lib.load(buf, **kw), np.arange(3.0))
+        elif outcome == "refuses":
+            with raises_exactly(pickle.UnpicklingError, match="Weights only load failed"):
+                lib.load(buf, **kw)
+        else:
+            with raises_exactly(RuntimeError, match="Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD`"):
+                lib.load(buf, **kw)
