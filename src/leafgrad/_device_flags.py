@@ -18,6 +18,7 @@ def _device_flag(kind: str) -> property:
     def flag(self: Tensor) -> bool:
         return self.device.type == kind
     flag.__name__ = f"is_{kind}"
+    flag.__qualname__ = f"Tensor.is_{kind}"
     flag.__doc__ = f"Is the tensor stored on the {kind!r} device?"
     return property(flag)
 
@@ -26,6 +27,7 @@ def _false_flag(name: str) -> property:
     def flag(self: Tensor) -> bool:
         return False
     flag.__name__ = name
+    flag.__qualname__ = f"Tensor.{name}"
     flag.__doc__ = "Always False: leafgrad tensors are strided, dense and unquantized."
     return property(flag)
 

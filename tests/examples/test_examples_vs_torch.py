@@ -5,7 +5,7 @@ state_dict is copied into the leafgrad model (so initial weights agree although 
 both train a few steps on the same NumPy data in float64 with dropout 0, and the losses and final
 parameters are compared.
 """
-import sys
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +14,21 @@ import pytest
 torch = pytest.importorskip("torch")
 import leafgrad  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-import char_gpt  # noqa: E402
-import lstm_language_model  # noqa: E402
-import transformer_seq2seq  # noqa: E402
-import vae  # noqa: E402
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _load(name):
+    """Import examples/<name>.py by path (without putting examples/ on sys.path)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+char_gpt = _load("char_gpt")
+lstm_language_model = _load("lstm_language_model")
+transformer_seq2seq = _load("transformer_seq2seq")
+vae = _load("vae")
 
 RTOL, ATOL = 1e-8, 1e-10
 
