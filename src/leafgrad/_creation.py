@@ -417,6 +417,11 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None, dt
             requires_grad: bool = False) -> Tensor:
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)  (pytorch/examples' mnist_forward_forward)
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() received an invalid combination of arguments: it needs a size, "
+                        "as randint(high, size) or randint(low, high, size)")
     d = _dt(dtype, D.int64)
     shape = _shape((tuple(size),))
     check_random_range(low, high)

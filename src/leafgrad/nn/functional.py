@@ -365,7 +365,23 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+    """Channel-wise dropout with torch's legacy shape rules: any input of 2+ dims drops whole
+    (dim 0, dim 1) slices -- a 3-D input is read as (N, C, L), a 2-D one elementwise -- and inputs
+    that are not 3-D/4-D only warn (pytorch/examples' mnist_rnn feeds it 2-D activations)."""
+    _check_p(p)
+    nd = input._data.ndim
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated; it will be an "
+                      "error in a future release. Use dropout for elementwise dropout: dropout2d drops "
+                      "whole channels of (N, C, H, W) or (C, H, W) inputs.", UserWarning, stacklevel=2)
+    elif nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired: the input is read as (N, C, L). Use dropout1d for that, since "
+                      "a future release will read 3-D input as unbatched (C, H, W).", UserWarning, stacklevel=2)
+    if nd < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input "
+                           f"(dropout2d got a tensor of size {list(input._data.shape)})")
+    return _feature_dropout(input, p, training, inplace, nd, "dropout2d")
 
 
 # =============================================================================== normalisation

@@ -29,6 +29,7 @@ import warnings
 from typing import Any
 
 from ._safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from ._env_override import resolve_weights_only
 
 __all__ = ["save", "load", "add_safe_globals", "safe_globals", "get_safe_globals", "clear_safe_globals",
            "save_safetensors", "load_safetensors", "DEFAULT_PROTOCOL"]
@@ -117,8 +118,7 @@ def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights
     location renames or a callable ``(storage, location)``; leafgrad tensors live on the
     CPU. ``mmap=True`` maps a file path's storages instead of reading them (copy on write).
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = resolve_weights_only(weights_only, pickle_module)  # argument, default, environment
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: pass "
                            "weights_only=False to use your pickle_module (only for trusted files).")

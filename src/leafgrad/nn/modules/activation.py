@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..._ops.pointwise import sigmoid, tanh
 from .. import functional as F
 from .module import Module, _settings
+from .attention import MultiheadAttention  # noqa: F401  (torch.nn.modules.activation.MultiheadAttention)
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)

@@ -315,7 +315,20 @@ class Module:
             names.update(self.__dict__[table])
         return sorted(n for n in names if not n[0].isdigit())
 
+    def __getstate__(self):
+        # hook tables pickle as plain OrderedDicts (as torch's do), so torch.save(model) files pass the
+        # weights-only loader's allowlist once the user's module classes are allowed (word_language_model)
+        state = dict(self.__dict__)
+        for table in _HOOK_TABLES:
+            if table in state:
+                state[table] = OrderedDict(state[table])
+        return state
+
     def __setstate__(self, state) -> None:
+        state = dict(state)
+        for table in _HOOK_TABLES:
+            if table in state and not isinstance(state[table], _HookDict):
+                state[table] = _HookDict(state[table])
         self.__dict__.update(state)
         self.__dict__.setdefault("_hook_flags", {})  # absent from modules pickled by older leafgrad versions
 
