@@ -133,7 +133,8 @@ def test_table_docstrings_name_the_node_recorded():
                   "pixel_shuffle": lambda: F.pixel_shuffle(x.reshape(1, 4, 3, 3), 2),
                   "pairwise_distance": lambda: F.pairwise_distance(v, v.detach() + 1),
                   "local_response_norm": lambda: F.local_response_norm(x, 2),
-                  "max_unpool2d": lambda: F.max_unpool2d(*F.max_pool2d(x.reshape(1, 1, 6, 6), 2, return_indices=True), 2)})
+                  "max_unpool2d": lambda: F.max_unpool2d(*F.max_pool2d(x.reshape(1, 1, 6, 6), 2,
+                                                                        return_indices=True), 2)})
     table = {**_f_docs.DOCS, **_f_docs.SECTIONS}
     for name, make in cases.items():
         node = type(make().grad_fn).__name__

@@ -32,6 +32,14 @@ class _Activation(Module):
             setattr(self, name, value)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply this activation's ``nn.functional`` op, with the options the module was built with, to an input
+        of any shape; the output has the same shape.
+
+        The node recorded is the op's own, e.g. ``ReluBackward0`` for ReLU (also with ``inplace=True``, which
+        overwrites the input and bumps its version counter, so not on a leaf that requires grad),
+        ``GeluBackward0`` for GELU, ``SigmoidBackward0`` for Sigmoid; see the function's docstring for what
+        it saves.
+        """
         return self._function(input, **{name: getattr(self, name) for name in self._options})
 
     def extra_repr(self) -> str:
