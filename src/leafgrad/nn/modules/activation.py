@@ -33,7 +33,7 @@ class _Activation(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply this activation's ``nn.functional`` op, with the options the module was built with, to an input
-        of any shape; the output has the same shape.
+        of any shape; the output has the same shape (except GLU, which halves its ``dim``).
 
         The node recorded is the op's own, e.g. ``ReluBackward0`` for ReLU (also with ``inplace=True``, which
         overwrites the input and bumps its version counter, so not on a leaf that requires grad),
@@ -272,4 +272,6 @@ class Softmin(_Activation):
         super().__init__(dim=dim)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``F.softmin`` along the module's ``dim`` (same shape out); the root is ``SoftmaxBackward0`` of the
+        negated input, under which ``NegBackward0`` sits."""
         return F.softmin(input, self.dim, _stacklevel=5)
