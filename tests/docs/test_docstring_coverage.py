@@ -126,6 +126,15 @@ def test_table_docstrings_name_the_node_recorded():
     cases.update({"linear": lambda: F.linear(v, leafgrad.ones(2, 5), leafgrad.zeros(2)),
                   "glu": lambda: F.glu(v, 0), "group_norm": lambda: F.group_norm(x, 1),
                   "selu": lambda: F.selu(v), "mish": lambda: F.mish(v)})
+    cases.update({"softshrink": lambda: F.softshrink(v), "hardshrink": lambda: F.hardshrink(v),
+                  "threshold": lambda: F.threshold(v, 0., 1.),
+                  "soft_margin_loss": lambda: F.soft_margin_loss(v, v.detach().sign()),
+                  "conv_transpose1d": lambda: F.conv_transpose1d(x, leafgrad.randn(3, 2, 3)),
+                  "pixel_shuffle": lambda: F.pixel_shuffle(x.reshape(1, 4, 3, 3), 2),
+                  "pairwise_distance": lambda: F.pairwise_distance(v, v.detach() + 1),
+                  "local_response_norm": lambda: F.local_response_norm(x, 2),
+                  "max_unpool2d": lambda: F.max_unpool2d(*F.max_pool2d(x.reshape(1, 1, 6, 6), 2,
+                                                                        return_indices=True), 2)})
     table = {**_f_docs.DOCS, **_f_docs.SECTIONS}
     for name, make in cases.items():
         node = type(make().grad_fn).__name__

@@ -44,3 +44,15 @@ def test_generated_docstrings_name_the_node_and_the_in_place_rules():
 def test_help_of_backward_explains_it():
     text = pydoc.render_doc(leafgrad.Tensor.backward, renderer=pydoc.plaintext)
     assert "gradient" in text and "retain_graph" in text and "create_graph" in text
+
+
+def test_the_most_used_modules_document_their_own_forward():
+    """help(nn.Linear.forward) must not fall back to Module.forward's generic text."""
+    nn = leafgrad.nn
+    generic = inspect.getdoc(nn.Module.forward)
+    names = ["Linear", "Conv1d", "Conv2d", "Conv3d", "ReLU", "Sequential", "Embedding", "LSTM", "GRU",
+             "MultiheadAttention", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Dropout",
+             "CrossEntropyLoss", "MSELoss", "TransformerEncoderLayer"]
+    lacking = [n for n in names if inspect.getdoc(getattr(nn, n).forward) in (None, generic)]
+    assert lacking == []
+    assert "AddmmBackward0" in nn.Linear.forward.__doc__ and "ReluBackward0" in nn.ReLU.forward.__doc__

@@ -6,6 +6,8 @@ Every example is run by ``tests/docs/test_docstrings.py`` (doctest), so it stays
 """
 from __future__ import annotations
 
+import inspect
+
 __all__ = ["DOCS", "SECTIONS", "apply"]
 
 DOCS: dict = {}
@@ -1671,6 +1673,415 @@ Example::
     (torch.Size([1, 2, 3, 4]), 'ScaledDotProductFlashAttentionForCpuBackward0')
 """
 
+SECTIONS["softshrink"] = """\
+Args:
+    input: a floating tensor (integer input raises NotImplementedError).
+    lambd: the half-width of the band sent to zero; must lie in ``[0, max of the dtype]`` (RuntimeError
+        otherwise, NaN included).
+
+Returns:
+    a tensor shaped like ``input``: every value moved ``lambd`` towards zero, and the band itself zeroed.
+
+Autograd:
+    records ``SoftshrinkBackward0``, saving the input and ``lambd``; the gradient passes through unchanged
+    outside the band and is 0 inside it.
+
+Example::
+
+    >>> y = F.softshrink(leafgrad.tensor([-1., 0.2, 1.], requires_grad=True))
+    >>> y
+    tensor([-0.5000,  0.0000,  0.5000], grad_fn=<SoftshrinkBackward0>)
+"""
+
+SECTIONS["hardshrink"] = """\
+Args:
+    input: a floating tensor (integer input raises NotImplementedError).
+    lambd: the half-width of the band sent to zero.
+
+Returns:
+    a tensor shaped like ``input``; values outside the band keep their size (not shifted, unlike softshrink).
+
+Autograd:
+    records ``HardshrinkBackward0``, saving the input and ``lambd``: gradient 1 outside the band, 0 inside.
+
+Example::
+
+    >>> F.hardshrink(leafgrad.tensor([-1., 0.2, 1.], requires_grad=True))
+    tensor([-1.,  0.,  1.], grad_fn=<HardshrinkBackward0>)
+"""
+
+SECTIONS["threshold"] = """\
+Args:
+    input: any non-bool tensor (bool raises NotImplementedError).
+    threshold: values ``<=`` this are replaced.
+    value: what they are replaced with; both numbers must fit the dtype (RuntimeError otherwise).
+    inplace: write into ``input`` (``threshold_``), bumping its version counter.
+
+Returns:
+    a tensor shaped like ``input`` (``input`` itself with ``inplace=True``).
+
+Autograd:
+    records ``ThresholdBackward0`` (``ThresholdBackward1`` in place), saving the input and the threshold: the
+    gradient is kept where the input was above it and zeroed elsewhere. In place on a leaf that requires
+    grad is a RuntimeError, as for every in-place op.
+
+Example::
+
+    >>> x = leafgrad.tensor([-1., 0.2, 1.], requires_grad=True)
+    >>> F.threshold(x, 0.1, 20.)
+    tensor([20.0000,  0.2000,  1.0000], grad_fn=<ThresholdBackward0>)
+    >>> F.threshold(x.clone(), 0.1, 20., inplace=True).grad_fn.name()
+    'ThresholdBackward1'
+"""
+
+SECTIONS["tanhshrink"] = """\
+Args:
+    input: a floating tensor.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    no node of its own: the root is ``SubBackward0``, whose second input is ``TanhBackward0`` (which saves
+    its result), exactly as torch's Python composition records it.
+
+Example::
+
+    >>> y = F.tanhshrink(leafgrad.tensor([-1., 1.], requires_grad=True))
+    >>> y.grad_fn.name(), [n.name() for n, _ in y.grad_fn.next_functions][1]
+    ('SubBackward0', 'TanhBackward0')
+"""
+
+SECTIONS["soft_margin_loss"] = """\
+Args:
+    input: scores of any shape.
+    target: ``+1``/``-1`` labels shaped like ``input``.
+    size_average, reduce: the deprecated spellings of ``reduction``, mapped as torch maps them.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+Returns:
+    a scalar, or the per-element losses with ``reduction='none'``.
+
+Autograd:
+    one fused node, ``SoftMarginLossBackward0``, whatever the reduction; it saves the input, the target and
+    the reduction. It has no gradient for the target: a target that requires grad is a RuntimeError.
+
+Example::
+
+    >>> x = leafgrad.tensor([1., 2., 3.], requires_grad=True)
+    >>> F.soft_margin_loss(x, leafgrad.tensor([1., -1., 1.]))
+    tensor(0.8296, grad_fn=<SoftMarginLossBackward0>)
+"""
+
+SECTIONS["margin_ranking_loss"] = """\
+Args:
+    input1, input2: the two scores to rank, the same shape (or broadcastable).
+    target: ``1`` where ``input1`` should be the larger, ``-1`` where ``input2`` should.
+    margin: how far apart a correct pair must be to cost nothing.
+    size_average, reduce: deprecated spellings of ``reduction``.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+Returns:
+    a scalar, or the per-pair losses with ``reduction='none'``.
+
+Autograd:
+    composed as torch does: ``AddBackward1`` (the margin) under ``ClampMinBackward0``, under
+    ``MeanBackward0`` / ``SumBackward0`` when reduced; gradients reach both inputs.
+
+Example::
+
+    >>> a = leafgrad.tensor([1., 2., 3.], requires_grad=True)
+    >>> F.margin_ranking_loss(a, leafgrad.full((3,), 2.), leafgrad.tensor([1., -1., 1.]))
+    tensor(0.3333, grad_fn=<MeanBackward0>)
+    >>> F.margin_ranking_loss(a, a.detach(), leafgrad.ones(3), reduction='none').grad_fn.name()
+    'ClampMinBackward0'
+"""
+
+SECTIONS["hinge_embedding_loss"] = """\
+Args:
+    input: distances (or any scores), any shape.
+    target: ``1`` (similar pair) or ``-1`` (dissimilar), shaped like ``input``.
+    margin: dissimilar pairs closer than this are penalised.
+    size_average, reduce: deprecated spellings of ``reduction``.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+Returns:
+    a scalar, or the per-element losses with ``reduction='none'``.
+
+Autograd:
+    composed as torch does: two ``WhereBackward0`` branches (one over ``ClampMinBackward0`` of
+    ``margin - input``) joined by ``AddBackward0``, then the reduction's node.
+
+Example::
+
+    >>> x = leafgrad.tensor([1., 2., 3.], requires_grad=True)
+    >>> loss = F.hinge_embedding_loss(x, leafgrad.tensor([1., -1., 1.]))
+    >>> loss, loss.grad_fn.next_functions[0][0].name()
+    (tensor(1.3333, grad_fn=<MeanBackward0>), 'AddBackward0')
+"""
+
+SECTIONS["cosine_embedding_loss"] = """\
+Args:
+    input1, input2: ``(N, D)`` or unbatched ``(D,)`` embeddings.
+    target: ``(N,)`` (or a 0-d tensor) of ``1`` (should point the same way) or ``-1`` (should not).
+    margin: for ``-1`` pairs, cosines at or below this cost nothing (sensible values lie in [-1, 1]).
+    size_average, reduce: deprecated spellings of ``reduction``.
+    reduction: ``'mean'`` (default), ``'sum'`` or ``'none'``.
+
+Returns:
+    a scalar, or the per-pair losses ``(N,)`` with ``reduction='none'``.
+
+Autograd:
+    composed as torch does (the cosine is built from sums of products and a square root, not from
+    cosine_similarity): two ``WhereBackward0`` branches joined by ``AddBackward0``, under the reduction.
+
+Example::
+
+    >>> u = leafgrad.ones(2, 3, requires_grad=True)
+    >>> v = leafgrad.tensor([[1., 2., 3.], [-1., 0., 1.]])
+    >>> F.cosine_embedding_loss(u, v, leafgrad.tensor([1., -1.]))
+    tensor(0.0371, grad_fn=<MeanBackward0>)
+"""
+
+SECTIONS["pairwise_distance"] = """\
+Args:
+    x1, x2: ``(N, D)`` or ``(D,)``, broadcast against each other.
+    p: the norm's order.
+    eps: added to the difference so the norm's gradient stays finite when ``x1 == x2``.
+    keepdim: keep the reduced last dim as size 1.
+
+Returns:
+    ``(N,)`` (``(N, 1)`` with keepdim; 0-d for two 1-d inputs).
+
+Autograd:
+    ``NormBackward1`` (saving the input and the result) over ``AddBackward1`` (the eps) over
+    ``SubBackward0``, as torch records it.
+
+Example::
+
+    >>> x1 = leafgrad.ones(2, 3, requires_grad=True)
+    >>> F.pairwise_distance(x1, leafgrad.tensor([[1., 2., 3.], [-1., 0., 1.]]))
+    tensor([2.2361, 2.2361], grad_fn=<NormBackward1>)
+"""
+
+SECTIONS["conv_transpose1d"] = """\
+Args:
+    input: ``(N, C_in, L)`` or unbatched ``(C_in, L)``.
+    weight: ``(C_in, C_out / groups, kW)`` (input channels first, the reverse of conv1d).
+    bias: optional ``(C_out,)``.
+    stride, padding, dilation: ints or 1-tuples; ``padding`` trims ``dilation * (kW - 1) - padding`` less
+        from each end of the output.
+    output_padding: extra cells on one side of the output, to pick among the sizes a strided conv1d maps to
+        the same length (must be smaller than stride or dilation).
+    groups: split the channels into this many independent transposed convolutions.
+
+Returns:
+    ``(N, C_out, L_out)`` with ``L_out = (L - 1) * stride - 2 * padding + dilation * (kW - 1) +
+    output_padding + 1``.
+
+Autograd:
+    records ``ConvolutionBackward0`` (the node conv1d records too), saving the input and weight; gradients
+    reach input, weight and bias.
+
+Example::
+
+    >>> w = leafgrad.ones(2, 3, 3, requires_grad=True)
+    >>> y = F.conv_transpose1d(leafgrad.ones(1, 2, 4), w, stride=2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 3, 9]), 'ConvolutionBackward0')
+"""
+
+SECTIONS["conv_transpose2d"] = """\
+Args:
+    input: ``(N, C_in, H, W)`` or unbatched ``(C_in, H, W)``.
+    weight: ``(C_in, C_out / groups, kH, kW)`` (input channels first, the reverse of conv2d).
+    bias: optional ``(C_out,)``.
+    stride, padding, dilation: ints or pairs, read as for conv_transpose1d, per spatial dim.
+    output_padding: extra rows/columns on the bottom/right, smaller than stride or dilation.
+    groups: split the channels into this many independent transposed convolutions.
+
+Returns:
+    ``(N, C_out, H_out, W_out)``, each spatial size ``(in - 1) * stride - 2 * padding + dilation * (k - 1)
+    + output_padding + 1``.
+
+Autograd:
+    records ``ConvolutionBackward0``, saving the input and weight; gradients reach input, weight and bias.
+
+Example::
+
+    >>> w = leafgrad.ones(2, 1, 2, 2, requires_grad=True)
+    >>> y = F.conv_transpose2d(leafgrad.ones(1, 2, 3, 3), w, stride=2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 6, 6]), 'ConvolutionBackward0')
+"""
+
+SECTIONS["instance_norm"] = """\
+Args:
+    input: ``(N, C, *)`` with at least one spatial dim.
+    running_mean, running_var: optional ``(C,)`` buffers, updated in place (with ``momentum``) when
+        ``use_input_stats`` is true.
+    weight, bias: optional ``(C,)`` affine parameters.
+    use_input_stats: normalise with each plane's own statistics (``True``) or with the running ones.
+    momentum: the running statistics' update rate.
+    eps: added to the variance.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    the root is ``ViewBackward0`` over ``NativeBatchNormBackward0`` (saving the viewed input, the batch
+    mean and inverse std) over another ``ViewBackward0``; with affine parameters ``RepeatBackward0`` nodes
+    feed them in. The running buffers are never part of the graph.
+
+Example::
+
+    >>> y = F.instance_norm(leafgrad.arange(8.).reshape(1, 2, 4).requires_grad_())
+    >>> y
+    tensor([[[-1.3416, -0.4472,  0.4472,  1.3416],
+             [-1.3416, -0.4472,  0.4472,  1.3416]]], grad_fn=<ViewBackward0>)
+    >>> y.grad_fn.next_functions[0][0].name()
+    'NativeBatchNormBackward0'
+"""
+
+SECTIONS["pixel_shuffle"] = """\
+Args:
+    input: ``(*, C * r * r, H, W)``, at least 3 dims; the channel count must divide by ``r * r``.
+    upscale_factor: ``r``.
+
+Returns:
+    ``(*, C, H * r, W * r)``, a rearrangement of the same values.
+
+Autograd:
+    records ``PixelShuffleBackward0``, which saves only the factor: the gradient is the reverse
+    rearrangement (pixel_unshuffle of the incoming gradient).
+
+Example::
+
+    >>> y = F.pixel_shuffle(leafgrad.ones(1, 4, 2, 2, requires_grad=True), 2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 1, 4, 4]), 'PixelShuffleBackward0')
+"""
+
+SECTIONS["pixel_unshuffle"] = """\
+Args:
+    input: ``(*, C, H * r, W * r)``, at least 3 dims; both spatial sizes must divide by ``r``.
+    downscale_factor: ``r``.
+
+Returns:
+    ``(*, C * r * r, H, W)``.
+
+Autograd:
+    records ``PixelUnshuffleBackward0``, which saves only the factor; its gradient is pixel_shuffle.
+
+Example::
+
+    >>> y = F.pixel_unshuffle(leafgrad.ones(1, 1, 4, 4, requires_grad=True), 2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 4, 2, 2]), 'PixelUnshuffleBackward0')
+"""
+
+SECTIONS["lp_pool2d"] = """\
+Args:
+    input: ``(N, C, H, W)`` or unbatched ``(C, H, W)``.
+    norm_type: the power ``p`` (``p = 1`` gives sum pooling; large ``p`` approaches max pooling).
+    kernel_size: an int or a pair.
+    stride: defaults to ``kernel_size``.
+    ceil_mode: round the output size up rather than down.
+
+Returns:
+    ``(N, C, H_out, W_out)``.
+
+Autograd:
+    no node of its own: the root is ``PowBackward0`` (the ``1/p`` power) over ``MulBackward0`` (the window
+    size) over the sign/relu arithmetic and ``AvgPool2DBackward0`` of ``x ** p``, as torch composes it.
+
+Example::
+
+    >>> F.lp_pool2d(leafgrad.ones(1, 1, 4, 4, requires_grad=True), 2, 2)
+    tensor([[[[2., 2.],
+              [2., 2.]]]], grad_fn=<PowBackward0>)
+"""
+
+SECTIONS["max_unpool2d"] = """\
+Args:
+    input: the pooled values, ``(N, C, H, W)`` or ``(C, H, W)``.
+    indices: the flat per-plane positions ``max_pool2d(..., return_indices=True)`` gave, shaped like input.
+    kernel_size, stride, padding: those of the pooling being undone (stride defaults to kernel_size).
+    output_size: the size to rebuild, when the pooling's rounding makes it ambiguous; must lie within one
+        stride of the default.
+
+Returns:
+    ``(N, C, H_out, W_out)``, zero except at the indexed positions.
+
+Autograd:
+    records ``MaxUnpool2DBackward0``, which saves the indices: the gradient gathers the incoming gradient
+    at those positions. Indices get no gradient.
+
+Example::
+
+    >>> x = leafgrad.arange(16.).reshape(1, 1, 4, 4).requires_grad_()
+    >>> pooled, idx = F.max_pool2d(x, 2, return_indices=True)
+    >>> F.max_unpool2d(pooled, idx, 2)
+    tensor([[[[ 0.,  0.,  0.,  0.],
+              [ 0.,  5.,  0.,  7.],
+              [ 0.,  0.,  0.,  0.],
+              [ 0., 13.,  0., 15.]]]], grad_fn=<MaxUnpool2DBackward0>)
+"""
+
+SECTIONS["local_response_norm"] = """\
+Args:
+    input: ``(N, C, *)``, at least 3 dims.
+    size: how many neighbouring channels each value is normalised over.
+    alpha: the scale of the mean of squares.
+    beta: the exponent.
+    k: the additive constant.
+
+Returns:
+    a tensor shaped like ``input``.
+
+Autograd:
+    composed from ops; the root is ``DivBackward0`` (input over the pooled denominator), and gradients flow
+    through both numerator and denominator.
+
+Example::
+
+    >>> y = F.local_response_norm(leafgrad.ones(1, 3, 2, 2, requires_grad=True), 2)
+    >>> y.shape, y.grad_fn.name()
+    (torch.Size([1, 3, 2, 2]), 'DivBackward0')
+"""
+
+SECTIONS["multi_head_attention_forward"] = """\
+Args:
+    query: ``(L, N, E)`` or unbatched ``(L, E)``; key, value: ``(S, N, E)`` / ``(S, E)``.
+    embed_dim_to_check: must equal ``E``; num_heads: ``E`` must divide by it.
+    in_proj_weight, in_proj_bias: the packed ``(3E, E)`` / ``(3E,)`` q, k, v projections (or, with
+        ``use_separate_proj_weight=True``, ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``).
+    bias_k, bias_v: optional ``(1, 1, E)`` rows appended to key and value; add_zero_attn: append a zero row.
+    dropout_p, training: dropout on the attention weights, only while training.
+    out_proj_weight, out_proj_bias: the output projection.
+    key_padding_mask: ``(N, S)``, True (or ``-inf``) marks keys to ignore; attn_mask: ``(L, S)`` or
+        ``(N * num_heads, L, S)``; is_causal: a hint that attn_mask is the causal mask.
+    need_weights: also return the attention weights; average_attn_weights: average them over heads.
+    static_k, static_v: precomputed ``(N * num_heads, S, E / num_heads)`` keys/values.
+
+Returns:
+    ``(attn_output, attn_weights)``: output ``(L, N, E)`` (``(L, E)`` unbatched) and weights ``(N, L, S)``,
+    ``(N, num_heads, L, S)`` without averaging, or ``None`` when ``need_weights`` is false.
+
+Autograd:
+    composed from ops as torch's Python is: batched output's root is ``ViewBackward0`` (``SqueezeBackward1``
+    unbatched), averaged weights' is ``MeanBackward1``; gradients reach the inputs and every weight.
+
+Example::
+
+    >>> q = leafgrad.ones(3, 1, 4, requires_grad=True)
+    >>> w_in, b_in = leafgrad.ones(12, 4), leafgrad.zeros(12)
+    >>> out, weights = F.multi_head_attention_forward(q, q, q, 4, 2, w_in, b_in, None, None, False, 0.,
+    ...                                                leafgrad.ones(4, 4), leafgrad.zeros(4))
+    >>> out.shape, weights.shape, out.grad_fn.name()
+    (torch.Size([3, 1, 4]), torch.Size([1, 3, 3]), 'ViewBackward0')
+"""
+
 
 def apply(namespace: dict) -> None:
     """Give each function named in DOCS its docstring unless its source has one; add SECTIONS after a
@@ -1681,6 +2092,7 @@ def apply(namespace: dict) -> None:
             fn.__doc__ = doc
     for name, sections in SECTIONS.items():
         fn = namespace.get(name)
-        own = (getattr(fn, "__doc__", None) or "").strip() if fn is not None else ""
+        # (cleandoc: a multi-line summary's indented lines must line up with the unindented sections)
+        own = inspect.cleandoc(getattr(fn, "__doc__", None) or "") if fn is not None else ""
         if own and "Example" not in own:
             fn.__doc__ = own + "\n\n" + sections

@@ -33,6 +33,14 @@ class _Activation(Module):
             setattr(self, name, value)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply this activation's ``nn.functional`` op, with the options the module was built with, to an input
+        of any shape; the output has the same shape (except GLU, which halves its ``dim``).
+
+        The node recorded is the op's own, e.g. ``ReluBackward0`` for ReLU (also with ``inplace=True``, which
+        overwrites the input and bumps its version counter, so not on a leaf that requires grad),
+        ``GeluBackward0`` for GELU, ``SigmoidBackward0`` for Sigmoid; see the function's docstring for what
+        it saves.
+        """
         return self._function(input, **{name: getattr(self, name) for name in self._options})
 
     def extra_repr(self) -> str:
@@ -265,4 +273,6 @@ class Softmin(_Activation):
         super().__init__(dim=dim)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``F.softmin`` along the module's ``dim`` (same shape out); the root is ``SoftmaxBackward0`` of the
+        negated input, under which ``NegBackward0`` sits."""
         return F.softmin(input, self.dim, _stacklevel=5)

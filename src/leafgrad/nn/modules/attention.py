@@ -73,6 +73,16 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True, attn_mask=None,
                 average_attn_weights: bool = True, is_causal: bool = False):
+        """Attend from ``query`` ``(L, N, E)`` to ``key``/``value`` ``(S, N, E)`` (batch first with
+        ``batch_first``; unbatched ``(L, E)``/``(S, E)`` too), with ``key_padding_mask`` ``(N, S)`` marking keys
+        to ignore and ``attn_mask`` ``(L, S)`` or ``(N * num_heads, L, S)``.
+
+        Returns ``(attn_output, attn_weights)``: output shaped like the query, weights ``(N, L, S)`` averaged
+        over heads (``(N, num_heads, L, S)`` with ``average_attn_weights=False``) or ``None`` when
+        ``need_weights`` is false. It is ``F.multi_head_attention_forward`` with the module's projections, so
+        everything is recorded as ordinary ops: the output's root is ``ViewBackward0`` (``TransposeBackward0``
+        batch first), the averaged weights' ``MeanBackward1``; dropout on the weights acts only in training.
+        """
         # both masks become float masks of the query's dtype before the heads are split
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
                                              None if attn_mask is None else attn_mask.dtype, "attn_mask",

@@ -130,7 +130,12 @@ class Sequential(_NumberedModules):
         return type(self)(OrderedDict(list(self._modules.items())[idx]))  # keeps the original names
 
     def forward(self, input: Tensor) -> Tensor:
-        """Feed ``input`` through each module in order and return the last one's output."""
+        """Feed ``input`` through each module in order and return the last one's output.
+
+        Shapes are whatever the chain of modules makes of them. Sequential records nothing of its own: the
+        output's grad_fn is the last module's (e.g. ``ReluBackward0`` after a ReLU), with the earlier modules'
+        nodes beneath it.
+        """
         for module in self._modules.values():
             input = module(input)
         return input

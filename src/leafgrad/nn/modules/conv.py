@@ -102,6 +102,14 @@ class _ConvNd(Module):
         return self._function(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``(N, C_in, *spatial)`` (or unbatched ``(C_in, *spatial)``) input with the module's filters,
+        giving ``(N, C_out, *spatial_out)``, spatial being 1, 2 or 3 dims for Conv1d/2d/3d.
+
+        This is the matching ``F.conv*d`` with the module's stride, padding, dilation and groups; a
+        ``padding_mode`` other than ``'zeros'`` first pads with ``F.pad`` (reflect, replicate or circular) and
+        then convolves unpadded. The result's node is ``ConvolutionBackward0`` (saving input and weight), with
+        gradients for input, weight and bias.
+        """
         return self._conv_forward(input, self.weight, self.bias)
 
 

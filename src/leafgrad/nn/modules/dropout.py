@@ -28,6 +28,14 @@ class _Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
+        """Zero random elements of an input of any shape (whole channels for Dropout1d/2d/3d) with
+        probability ``p`` and scale the rest by ``1 / (1 - p)``, only in training mode; in eval mode the input
+        comes back unchanged.
+
+        The output is shaped like the input; Dropout records ``MulBackward0`` (the input times a 0-or-scale
+        mask, which the gradient is multiplied by too). With ``inplace=True`` the input is overwritten (its
+        version counter bumped), so it must not be a leaf that requires grad.
+        """
         return self._function(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:

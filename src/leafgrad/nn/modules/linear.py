@@ -66,6 +66,12 @@ class Linear(Module):
         _reset_fan_in_uniform(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply ``input @ weight.T + bias`` to ``(*, in_features)`` input, giving ``(*, out_features)``.
+
+        This is ``F.linear`` with the module's parameters: a matrix input records ``AddmmBackward0``
+        (``MmBackward0`` with ``bias=False``); 1-d and 3-d-or-more inputs are flattened to a matrix and viewed
+        back, so their root is ``ViewBackward0``. Gradients reach the input, the weight and the bias.
+        """
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

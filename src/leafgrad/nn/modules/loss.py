@@ -36,6 +36,16 @@ class _Loss(Module):
         self._passed = ("reduction", *(buffers or {}), *options)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss of ``input`` against ``target`` with the module's reduction and options (weights,
+        ignore_index, label_smoothing, ...): a scalar for ``'mean'``/``'sum'``, the per-element (or per-sample)
+        losses for ``'none'``.
+
+        It is the matching ``nn.functional`` loss, so the node recorded is that function's: e.g. MSELoss gives
+        ``MseLossBackward0`` (saving input and target) for every reduction; CrossEntropyLoss gives
+        ``NllLossBackward0`` over ``LogSoftmaxBackward0`` for class-index targets (shapes ``(N, C)`` /
+        ``(N, C, d1, ...)`` input with ``(N)`` / ``(N, d1, ...)`` targets, or class probabilities shaped like
+        the input).
+        """
         return self._function(input, target, **{name: getattr(self, name) for name in self._passed})
 
 

@@ -94,6 +94,15 @@ class _BatchNorm(Module):
         return self.momentum
 
     def forward(self, input: Tensor) -> Tensor:
+        """Normalise each channel of ``(N, C)`` / ``(N, C, L)`` (BatchNorm1d), ``(N, C, H, W)`` (2d) or
+        ``(N, C, D, H, W)`` (3d) input, giving the same shape.
+
+        In training (or without running statistics) the batch's own mean and variance are used and, when
+        tracked, folded into ``running_mean``/``running_var`` in place (``momentum``, or a cumulative average
+        when it is ``None``) and ``num_batches_tracked`` counts up; in eval mode the running statistics are
+        used. Either way it is ``F.batch_norm`` and records ``NativeBatchNormBackward0`` (saving the input, the
+        weight, the running buffers and the batch's mean and inverse std); the buffers get no gradient.
+        """
         self._check_input_dim(input)
         factor = self._update_factor()
         no_running_stats = self.running_mean is None and self.running_var is None
@@ -133,6 +142,12 @@ class LayerNorm(Module):
         _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Normalise over the trailing ``normalized_shape`` dims of an input ``(*, *normalized_shape)``, then
+        scale and shift with the elementwise weight and bias (if any); the output has the input's shape.
+
+        The same in training and eval (no running statistics). It is ``F.layer_norm``, which records
+        ``NativeLayerNormBackward0``, saving the input with its mean and inverse standard deviation.
+        """
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

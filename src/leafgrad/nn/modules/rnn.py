@@ -198,6 +198,18 @@ class RNNBase(Module):
         return outputs, state
 
     def forward(self, input, hx=None):
+        """Run the recurrence over a sequence: ``input`` is ``(L, N, input_size)`` (``(N, L, input_size)`` with
+        ``batch_first``), unbatched ``(L, input_size)``, or a PackedSequence; ``hx`` is the initial state,
+        ``(num_layers * num_directions, N, hidden_size)`` (an ``(h_0, c_0)`` pair for LSTM, whose ``h`` is
+        ``proj_size`` wide when projecting), zeros when omitted.
+
+        Returns ``(output, h_n)`` for RNN and GRU and ``(output, (h_n, c_n))`` for LSTM: output is
+        ``(L, N, num_directions * hidden_size)`` (batch first if asked; a PackedSequence for packed input) and
+        the final states keep hx's layout. Every time step's cell is recorded as ordinary ops (the gate
+        matmuls and pointwise functions), so gradients reach the input, hx and every weight; the outputs are
+        stacked, which makes the roots ``StackBackward0`` (``TransposeBackward0`` for a batch-first output,
+        ``SqueezeBackward1`` for unbatched input). Between layers, ``dropout`` applies only while training.
+        """
         if is_packed(input):  # (a PackedSequence in, a PackedSequence out)
             return forward_packed(self, input, hx)
         x, batched, batch = self._time_major(input)

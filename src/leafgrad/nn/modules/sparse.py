@@ -65,6 +65,14 @@ class Embedding(Module):
             self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Look up the rows of the weight named by an integer ``input`` of any shape ``(*)``, giving
+        ``(*, embedding_dim)``.
+
+        This is ``F.embedding`` with the module's options: ``max_norm`` renormalises the looked-up rows of the
+        weight in place first (outside autograd). The result records ``EmbeddingBackward0``, which saves the
+        indices and scatters the gradient into the weight's rows (none into ``padding_idx``'s row; scaled by
+        inverse frequency with ``scale_grad_by_freq``); the indices get no gradient.
+        """
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 

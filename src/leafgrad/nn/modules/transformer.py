@@ -114,6 +114,15 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
+        """One encoder block over ``src`` ``(S, N, d_model)`` (``(N, S, d_model)`` with ``batch_first``;
+        unbatched ``(S, d_model)`` too): self-attention, then the feed-forward network, each added back to its
+        input, with LayerNorm after each (or before, with ``norm_first``). ``src_mask`` is ``(S, S)`` or
+        ``(N * nhead, S, S)``, ``src_key_padding_mask`` ``(N, S)``.
+
+        The output is shaped like ``src``. Everything is recorded as ordinary ops, so the root is the last
+        step's node: ``NativeLayerNormBackward0`` by default, ``AddBackward0`` (the residual) with
+        ``norm_first``; dropout acts only in training.
+        """
         src_key_padding_mask, src_mask = _canonical_padding_and_mask(
             src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src.dtype)
         x = src
