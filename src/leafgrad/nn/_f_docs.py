@@ -220,6 +220,10 @@ DOCS["dropout2d"] = """\
 Zero whole channels (feature maps) of a ``(N, C, H, W)`` or ``(C, H, W)`` input with probability ``p`` while
 training, scaling the kept ones by ``1/(1-p)``.
 
+Other shapes follow torch's legacy rules: they only warn, and any input of 2 or more dims drops whole
+``(dim 0, dim 1)`` slices, so a 3-D input is read as ``(N, C, L)`` and a 2-D one is dropped elementwise
+(pytorch/examples' mnist_rnn feeds it 2-D activations).
+
 Args:
     p: the probability a channel is zeroed.
     training: with ``False`` the input is returned unchanged.

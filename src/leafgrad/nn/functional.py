@@ -365,9 +365,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Channel-wise dropout with torch's legacy shape rules: any input of 2+ dims drops whole
-    (dim 0, dim 1) slices -- a 3-D input is read as (N, C, L), a 2-D one elementwise -- and inputs
-    that are not 3-D/4-D only warn (pytorch/examples' mnist_rnn feeds it 2-D activations)."""
+    # (its docstring, with torch's legacy shape rules, is in _f_docs.py)
     _check_p(p)
     nd = input._data.ndim
     if nd not in (3, 4):
