@@ -214,7 +214,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
-    """col2im: sum the (N, C * kH * kW, L) columns back into an (N, C, *output_size) image (overlaps add)."""
+    """col2im: sum the ``(N, C * kH * kW, L)`` columns back into an ``(N, C, *output_size)`` image (overlaps add)."""
     if input.ndim not in (2, 3) or any(v == 0 for v in input.shape[-2:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")

@@ -164,7 +164,7 @@ def _check_shuffle(input: Tensor, groups: int) -> None:
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
-    """(N, C, *) with the C channels split into ``groups`` and interleaved: (g, C/g) read as (C/g, g)."""
+    """``(N, C, *)`` with the C channels split into ``groups`` and interleaved: ``(g, C/g)`` read as ``(C/g, g)``."""
     _check_shuffle(input, groups)
     return K.channel_shuffle(input, int(groups))
 

@@ -88,7 +88,7 @@ class Dropout3d(_Dropout):
 
 
 class Fold(Module):
-    """col2im: sums (N, C * prod(kernel_size), L) columns into an (N, C, *output_size) image (overlaps add)."""
+    """col2im: sums ``(N, C * prod(kernel_size), L)`` columns into an ``(N, C, *output_size)`` image (overlaps add)."""
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
         super().__init__()
