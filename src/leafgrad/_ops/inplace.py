@@ -240,7 +240,7 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     if vc is None:
         vc = vc_of(self)
     vc.bump(_user_line(site_skip))  # (errors.user_site's answer, from provenance's cache)
-    if not needs or data.dtype.kind not in "fc":  # (an integer or bool tensor never requires grad)
+    if not needs or data.dtype.kind not in "fcV":  # (an integer or bool tensor never requires grad)
         return self
     if base is not None and (m is None or m.view_kind is None):
         _record_copy_slices(op, self, others, params, original)

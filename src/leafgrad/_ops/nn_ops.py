@@ -229,7 +229,7 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
     else:
         (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, dilation)
         if pt or pb or pl or pr:
-            fill = -xp.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+            fill = -xp.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
             x4 = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
         win = _windows(xp, x4, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
         views = [win[:, :, :, :, i, j] for i in range(kh) for j in range(kw)]
@@ -243,7 +243,7 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
     idx[...] = base + shifts[-1]
     for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
         xp.copyto(idx, base + shifts[k], where=views[k] == out)
-    if x.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
+    if x.dtype.kind in "fV" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
         for k in range(len(views)):
             xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
     if three:
