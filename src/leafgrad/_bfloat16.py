@@ -32,7 +32,7 @@ try:
 except ImportError:  # (a dependency in pyproject; kept importable so that the error says what to do)
     _ml = None
 
-__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "available", "as_bf16", "cast_array", "keep_bf16", "round_result", "require"]
+__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "available", "as_bf16", "cast_array", "keep_bf16", "prod_sequential", "round_like", "round_result", "require"]
 
 #: NumPy's bfloat16 dtype (ml_dtypes'), or None without ml_dtypes
 BF16 = np.dtype(_ml.bfloat16) if _ml is not None else None
@@ -154,6 +154,31 @@ _KEEP = frozenset(getattr(np, n) for n in (
 _KEEP = _KEEP | {np.lib.stride_tricks.as_strided, np.lib.stride_tricks.sliding_window_view}
 
 
+def round_like(v, like):
+    """``v`` rounded to bfloat16 and kept as float32 when ``like`` holds bfloat16 (else ``v``): the
+    points inside one of torch's kernels where it stores a bfloat16 partial result (log_softmax
+    stores its sum and its log; see reduction.py)."""
+    if like.dtype is not BF16:
+        return v
+    return np.asarray(v).astype(BF16).astype(_F32).view(Float32FromBF16)
+
+
+def prod_sequential(a, axis, keepdims: bool):
+    """A product of bfloat16 values the way torch's CPU kernel takes it: one factor at a time, each
+    partial product rounded to bfloat16 (the same as torch's for reductions of up to a few dozen
+    values; a long contiguous one torch splits over vector lanes, in an order not reproduced here)."""
+    v = a.view(_PLAIN).astype(_F32)
+    axes = tuple(range(v.ndim)) if axis is None else tuple(d % v.ndim for d in np.atleast_1d(axis))
+    rest = [d for d in range(v.ndim) if d not in axes]
+    w = v.transpose(axes + tuple(rest)).reshape((-1,) + tuple(v.shape[d] for d in rest))
+    acc = np.ones(w.shape[1:], _F32)
+    for row in w:
+        acc = (acc * row).astype(BF16).astype(_F32)
+    if keepdims:
+        acc = acc.reshape(tuple(1 if d in axes else v.shape[d] for d in range(v.ndim)))
+    return as_bf16(acc)
+
+
 class BFloat16Array(np.ndarray):
     """bfloat16 values whose arithmetic runs in float32 (see the module docstring)."""
 
@@ -203,8 +228,15 @@ class Float32FromBF16(np.ndarray):
     arithmetic, but ``astype(bfloat16)`` gives a :class:`BFloat16Array`."""
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        r = self.view(_PLAIN).astype(dtype, order=order, casting=casting, copy=copy)
-        return r.view(BFloat16Array) if r.dtype == BF16 else r
+        plain = self.view(_PLAIN)
+        if np.dtype(dtype) is BF16:
+            from .autograd.grad_mode import STATE
+            if not STATE.in_backward:
+                # inside a forward (``(...).astype(x.dtype)`` keeps a float32 op's dtype): stay float32,
+                # the wrapper rounds the op's result once; in a backward the engine's cast-back rounds
+                return plain.astype(_F32, copy=False).view(Float32FromBF16)
+            return plain.astype(BF16).view(BFloat16Array)
+        return plain.astype(dtype, order=order, casting=casting, copy=copy)
 
 
 class ExactResult(np.ndarray):

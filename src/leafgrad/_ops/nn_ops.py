@@ -594,8 +594,10 @@ def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: fl
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on)
-    return (0.5 * x * (1 + _erf(xp, xp.asarray(x * _SQRT1_2)))).astype(x.dtype, copy=False)
+    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on; only then,
+    # since a bfloat16 backend's asarray rounds, where torch's kernel does not)
+    t = x * _SQRT1_2
+    return (0.5 * x * (1 + _erf(xp, xp.asarray(t) if isinstance(t, np.generic) else t))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(xp, g, self, approximate):
