@@ -32,7 +32,7 @@ try:
 except ImportError:  # (a dependency in pyproject; kept importable so that the error says what to do)
     _ml = None
 
-__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "available", "as_bf16", "cast_array", "keep_bf16", "prod_sequential", "round_like", "round_result", "require"]
+__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "available", "add_scaled", "as_bf16", "cast_array", "keep_bf16", "prod_sequential", "round_like", "round_result", "require"]
 
 #: NumPy's bfloat16 dtype (ml_dtypes'), or None without ml_dtypes
 BF16 = np.dtype(_ml.bfloat16) if _ml is not None else None
@@ -163,6 +163,25 @@ def round_like(v, like):
     return np.asarray(v).astype(BF16).astype(_F32).view(Float32FromBF16)
 
 
+def add_scaled(a, b, alpha):
+    """``a + alpha * b`` for a bfloat16 ``b`` as torch's add kernel takes it: ``alpha`` rounded to
+    bfloat16 (it is cast to the tensor's dtype), then one fused multiply-add in float32 (emulated in
+    float64, where the product is exact), then the op's one rounding to bfloat16."""
+    al = float(np.asarray(alpha, _F32).astype(BF16).astype(np.float64))
+    a32 = _up(a) if isinstance(a, _PLAIN) else np.float32(a)
+    b32 = _up(b)
+    out = (a32.astype(np.float64) + al * b32.astype(np.float64)).astype(_F32)
+    if out.shape == b32.shape == np.shape(a32) and out.ndim:
+        # torch's loop takes 32 elements per vector step; the last n % 32 (of the flat order) go
+        # through its scalar loop, which rounds alpha * b to bfloat16 before adding
+        tail = out.size % 32
+        if tail:
+            flat, fa, fb = out.reshape(-1), a32.reshape(-1)[-tail:], b32.reshape(-1)[-tail:]
+            prod = (np.float32(al) * fb).astype(BF16).astype(_F32)
+            flat[-tail:] = fa + prod
+    return out.view(Float32FromBF16)
+
+
 def prod_sequential(a, axis, keepdims: bool):
     """A product of bfloat16 values the way torch's CPU kernel takes it: one factor at a time, each
     partial product rounded to bfloat16 (the same as torch's for reductions of up to a few dozen
@@ -179,11 +198,24 @@ def prod_sequential(a, axis, keepdims: bool):
     return as_bf16(acc)
 
 
+# torch's add and sub kernels cast a number operand to the tensor's dtype (``x + 0.1`` adds
+# bfloat16(0.1)); mul and div read it in float32 (``x * 0.1`` multiplies by 0.1f): checked on torch
+_SCALAR_IN_BF16 = frozenset((np.add, np.subtract))
+
+
+def _scalar_to_bf16(x):
+    if x.__class__ is _PLAIN and x.ndim == 0 and x.dtype == _F32:
+        return x.astype(BF16).astype(_F32)
+    return x
+
+
 class BFloat16Array(np.ndarray):
     """bfloat16 values whose arithmetic runs in float32 (see the module docstring)."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         args = [_up(x) for x in inputs]
+        if ufunc in _SCALAR_IN_BF16 and method == "__call__" and len(args) == 2:
+            args = [_scalar_to_bf16(x) for x in args]
         kwargs, asked = _asked_dtype(kwargs)
         if method == "at":  # in place into inputs[0]: do it in float32, then round back into it
             target = inputs[0]

@@ -11,16 +11,32 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import cast_array, keep_bf16
+from .._bfloat16 import BF16, add_scaled, cast_array, keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 
 _make = Tensor._make
 
 # ----------------------------------------------------------------------------- arithmetic
-ADD = defop("AddBackward0", lambda xp, a, b, alpha: a + b if alpha == 1 else a + alpha * b,
+def _add_fwd(xp, a, b, alpha):
+    if alpha == 1:
+        return a + b
+    if b.dtype is BF16:  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
+        return add_scaled(a, b, alpha)
+    return a + alpha * b
+
+
+ADD = defop("AddBackward0", _add_fwd,
             (lambda xp, g, alpha: g, lambda xp, g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
-SUB = defop("SubBackward0", lambda xp, a, b, alpha: a - b if alpha == 1 else a - alpha * b,
+def _sub_fwd(xp, a, b, alpha):
+    if alpha == 1:
+        return a - b
+    if b.dtype is BF16:
+        return add_scaled(a, b, -alpha)
+    return a - alpha * b
+
+
+SUB = defop("SubBackward0", _sub_fwd,
             (lambda xp, g, alpha: g, lambda xp, g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
 RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
              (lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, lambda xp, g, alpha: g), saved=("alpha",), n_in=2)
