@@ -64,6 +64,13 @@ def _up(x):
     return x
 
 
+def _grad_state():
+    from .autograd.grad_mode import STATE
+    global _grad_state
+    _grad_state = lambda: STATE  # noqa: E731  (looked up once: grad_mode imports this module's users)
+    return STATE
+
+
 def _mark(r):
     """A computation's float32 result as a :class:`Float32FromBF16` (others unchanged)."""
     if r.__class__ is _PLAIN or r.__class__ is np.float32:
@@ -154,6 +161,14 @@ _KEEP = frozenset(getattr(np, n) for n in (
 _KEEP = _KEEP | {np.lib.stride_tricks.as_strided, np.lib.stride_tricks.sliding_window_view}
 
 
+def refuse_numpy(arr) -> None:
+    """torch's ``numpy()`` of a bfloat16 tensor: a TypeError (NumPy has no bfloat16 of its own)."""
+    if arr.dtype is BF16:
+        raise TypeError("Got unsupported ScalarType BFloat16: NumPy has no bfloat16 dtype, so a bfloat16 "
+                        "tensor has no numpy() view. Convert first: t.float().numpy() (exact: float32 holds "
+                        "every bfloat16 value)")
+
+
 def round_like(v, like):
     """``v`` rounded to bfloat16 and kept as float32 when ``like`` holds bfloat16 (else ``v``): the
     points inside one of torch's kernels where it stores a bfloat16 partial result (log_softmax
@@ -226,6 +241,11 @@ class BFloat16Array(np.ndarray):
             return None
         if out is None:
             r = getattr(ufunc, method)(*args, **kwargs)
+            if (ufunc is np.add and method == "__call__" and len(inputs) == 2 and _grad_state().in_backward
+                    and inputs[0].__class__ is inputs[1].__class__ is BFloat16Array):
+                # the engine sums the gradients an input gets from several uses with ``+``: that sum is
+                # one op of torch's, rounded (and what follows it must see a bfloat16 array)
+                return as_bf16(r)
             return _exact(r) if asked else _mark(r)
         res = getattr(ufunc, method)(*args, **kwargs)
         results = res if isinstance(res, tuple) else (res,)
@@ -262,8 +282,7 @@ class Float32FromBF16(np.ndarray):
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         plain = self.view(_PLAIN)
         if np.dtype(dtype) is BF16:
-            from .autograd.grad_mode import STATE
-            if not STATE.in_backward:
+            if not _grad_state().in_backward:
                 # inside a forward (``(...).astype(x.dtype)`` keeps a float32 op's dtype): stay float32,
                 # the wrapper rounds the op's result once; in a backward the engine's cast-back rounds
                 return plain.astype(_F32, copy=False).view(Float32FromBF16)

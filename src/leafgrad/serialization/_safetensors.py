@@ -64,7 +64,7 @@ class _Packer:
         if id(t) in self._seen:
             return {"__tensor__": self._seen[id(t)]}
         name = self._unique(path)
-        self.tensors[name] = np.array(t.detach().numpy(), order="C", copy=True)
+        self.tensors[name] = np.array(t.detach()._data, order="C", copy=True)  # (_data: numpy() refuses bfloat16)
         self._seen[id(t)] = name
         out: dict[str, Any] = {"__tensor__": name}
         if t.requires_grad:
