@@ -29,10 +29,11 @@ import numpy as np
 
 try:
     import ml_dtypes as _ml
-except ImportError:  # (a dependency in pyproject; kept importable so that the error says what to do)
+except ImportError:  # (a dependency in pyproject; without it bfloat16 falls back to float32 storage)
     _ml = None
 
-__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "available", "add_scaled", "as_bf16", "cast_array", "keep_bf16", "prod_sequential", "round_like", "round_result", "require"]
+__all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "ExactResult", "available", "add_scaled", "as_bf16",
+           "cast_array", "keep_bf16", "prod_sequential", "refuse_numpy", "round_like", "round_result"]
 
 #: NumPy's bfloat16 dtype (ml_dtypes'), or None without ml_dtypes
 BF16 = np.dtype(_ml.bfloat16) if _ml is not None else None
@@ -42,13 +43,6 @@ _PLAIN = np.ndarray
 
 def available() -> bool:
     return _ml is not None
-
-
-def require() -> None:
-    """Raise torch's class for an unusable dtype (RuntimeError) when ml_dtypes is missing."""
-    if _ml is None:
-        raise RuntimeError("bfloat16 needs the ml_dtypes package, which gives NumPy a bfloat16 dtype: "
-                           "pip install ml_dtypes (it is one of leafgrad's dependencies)")
 
 
 def _up(x):

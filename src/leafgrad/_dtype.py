@@ -47,8 +47,8 @@ class dtype:
 
 
 float16 = half = dtype("float16", np.float16, 2)
-# NumPy has no bfloat16: ml_dtypes' is stored (see _bfloat16.py). Without ml_dtypes the name still
-# exists, as float32 storage, and making a bfloat16 tensor raises (see _bfloat16.require).
+# NumPy has no bfloat16: ml_dtypes' is stored (see _bfloat16.py). Without ml_dtypes (a dependency)
+# the name still exists, stored as float32 and reported as float32, as before ml_dtypes was used.
 bfloat16 = dtype("bfloat16", _BF16_NP if _BF16_NP is not None else np.float32, 2)
 float32 = float = dtype("float32", np.float32, 2)  # noqa: A001 - torch's name
 float64 = double = dtype("float64", np.float64, 2)
