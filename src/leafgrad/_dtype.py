@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._bfloat16 import BF16 as _BF16_NP
+
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
     "complex64", "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short",
@@ -45,8 +47,9 @@ class dtype:
 
 
 float16 = half = dtype("float16", np.float16, 2)
-# NumPy has no bfloat16; it is stored as float32 so code that names it still runs.
-bfloat16 = dtype("bfloat16", np.float32, 2)
+# NumPy has no bfloat16: ml_dtypes' is stored (see _bfloat16.py). Without ml_dtypes (a dependency)
+# the name still exists, stored as float32 and reported as float32, as before ml_dtypes was used.
+bfloat16 = dtype("bfloat16", _BF16_NP if _BF16_NP is not None else np.float32, 2)
 float32 = float = dtype("float32", np.float32, 2)  # noqa: A001 - torch's name
 float64 = double = dtype("float64", np.float64, 2)
 complex64 = cfloat = dtype("complex64", np.complex64, 3)
@@ -61,17 +64,20 @@ bool = dtype("bool", np.bool_, 0)  # noqa: A001
 _ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in _ALL}
 _FROM_NP.update({np.dtype(np.uint16): int32, np.dtype(np.uint32): int64, np.dtype(np.uint64): int64})
+if _BF16_NP is not None:
+    _FROM_NP[_BF16_NP] = bfloat16
 _NAMES = {d.name: d for d in _ALL + (bfloat16,)}
 
 #: torch's scalar-type names, the words its messages use for dtypes ("Float" for float32)
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                     "complex128": "ComplexDouble"}
+                     "complex128": "ComplexDouble", "bfloat16": "BFloat16"}
 
 
 #: the C++ type names some of torch's messages use for dtypes ("mask with dtype float", "dtype 'double'")
 CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+             "bfloat16": "c10::BFloat16"}
 
 
 def scalar_type_name(dt) -> str:
@@ -148,6 +154,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return int16
     if {a, b} == {float64, complex64}:
         return complex128
+    if {a, b} == {float16, bfloat16}:  # (neither holds the other: torch meets them in float32)
+        return float32
     hi, lo = (a, b) if _ORDER[a] >= _ORDER[b] else (b, a)
     if hi is uint8 and lo._kind == 1:
         return lo
@@ -213,7 +221,11 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 
 def finfo(d: dtype | None = None):
-    return np.finfo((d or _default[0]).np)
+    d = d or _default[0]
+    if d is bfloat16 and _BF16_NP is not None:
+        import ml_dtypes
+        return ml_dtypes.finfo(_BF16_NP)
+    return np.finfo(d.np)
 
 
 def iinfo(d: dtype):
