@@ -27,22 +27,42 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import ml_dtypes as _ml
-except ImportError:  # (a dependency in pyproject; without it bfloat16 falls back to float32 storage)
-    _ml = None
+import importlib.util
+
+# ``import ml_dtypes`` costs about a second of CPU (its extension registers its dtypes with NumPy),
+# more than all of ``import leafgrad``: it is imported on the first use of bfloat16 (:func:`load`,
+# called when ``leafgrad.bfloat16.np`` is first read), never by ``import leafgrad`` itself.
+_ml = None
 
 __all__ = ["BF16", "BFloat16Array", "Float32FromBF16", "ExactResult", "available", "add_scaled", "as_bf16",
            "cast_array", "keep_bf16", "prod_sequential", "refuse_numpy", "round_like", "round_result"]
 
-#: NumPy's bfloat16 dtype (ml_dtypes'), or None without ml_dtypes
-BF16 = np.dtype(_ml.bfloat16) if _ml is not None else None
+#: NumPy's bfloat16 dtype (ml_dtypes'), once :func:`load` ran; None before (no array can hold
+#: bfloat16 then, so every ``x.dtype is BF16`` test here is rightly False) and without ml_dtypes
+BF16 = None
 _F32 = np.dtype(np.float32)
 _PLAIN = np.ndarray
 
 
 def available() -> bool:
-    return _ml is not None
+    """Whether ml_dtypes is installed (found without importing it)."""
+    return _ml is not None or importlib.util.find_spec("ml_dtypes") is not None
+
+
+def load():
+    """Import ml_dtypes and register bfloat16's array type; returns the NumPy dtype that stores
+    bfloat16 (float32 without ml_dtypes, the storage leafgrad used before it had bfloat16)."""
+    global _ml, BF16
+    if BF16 is not None:
+        return BF16
+    try:
+        import ml_dtypes
+    except ImportError:
+        return _F32
+    _ml = ml_dtypes
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+    _register()
+    return BF16
 
 
 def _up(x):
@@ -319,7 +339,3 @@ def _register() -> None:
         # (a Float32FromBF16 is float32 data: should one reach a tensor, NumPy's backend serves it)
         _BY_ARRAY_TYPE[Float32FromBF16] = CPU
         _BY_ARRAY_TYPE[ExactResult] = CPU
-
-
-if _ml is not None:
-    _register()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bfloat16 import BF16 as _BF16_NP
 
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
@@ -47,9 +46,30 @@ class dtype:
 
 
 float16 = half = dtype("float16", np.float16, 2)
-# NumPy has no bfloat16: ml_dtypes' is stored (see _bfloat16.py). Without ml_dtypes (a dependency)
-# the name still exists, stored as float32 and reported as float32, as before ml_dtypes was used.
-bfloat16 = dtype("bfloat16", _BF16_NP if _BF16_NP is not None else np.float32, 2)
+
+
+class _BFloat16(dtype):
+    """``bfloat16``: NumPy has none, ml_dtypes' is stored (see _bfloat16.py). Its NumPy dtype is
+    looked up on first use, since importing ml_dtypes costs about a second. Without ml_dtypes (a
+    dependency) the name still exists, stored as float32 and reported as float32."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:
+        self.name, self._kind, self._np = "bfloat16", 2, None
+        self.is_floating_point, self.is_complex, self.is_signed, self.itemsize = True, False, True, 2
+
+    @property
+    def np(self):  # type: ignore[override]
+        if self._np is None:
+            from ._bfloat16 import load
+            self._np = load()
+            if self._np != np.float32:
+                _FROM_NP[self._np] = self
+        return self._np
+
+
+bfloat16 = _BFloat16()
 float32 = float = dtype("float32", np.float32, 2)  # noqa: A001 - torch's name
 float64 = double = dtype("float64", np.float64, 2)
 complex64 = cfloat = dtype("complex64", np.complex64, 3)
@@ -64,8 +84,6 @@ bool = dtype("bool", np.bool_, 0)  # noqa: A001
 _ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in _ALL}
 _FROM_NP.update({np.dtype(np.uint16): int32, np.dtype(np.uint32): int64, np.dtype(np.uint64): int64})
-if _BF16_NP is not None:
-    _FROM_NP[_BF16_NP] = bfloat16
 _NAMES = {d.name: d for d in _ALL + (bfloat16,)}
 
 #: torch's scalar-type names, the words its messages use for dtypes ("Float" for float32)
@@ -102,7 +120,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 def to_dtype(obj) -> dtype:
     """Accept a leafgrad dtype, a NumPy dtype or a Python type (as torch accepts float/int/bool)."""
-    if obj.__class__ is dtype:
+    if obj.__class__ is dtype or obj is bfloat16:  # (bfloat16 is the one subclass: see _BFloat16)
         return obj
     import builtins
     if obj is builtins.float:
@@ -128,7 +146,7 @@ def set_default_dtype(d: dtype) -> None:
     """torch.set_default_dtype: a floating torch dtype (float16, bfloat16, float32, float64) only.
 
     Python's ``float`` is refused as torch refuses it: only a dtype object names a width."""
-    if d.__class__ is not dtype:
+    if not isinstance(d, dtype):
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type "
                         f"(got {d!r}); pass torch.float32 or torch.float64")
     if not d.is_floating_point:
@@ -222,9 +240,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 def finfo(d: dtype | None = None):
     d = d or _default[0]
-    if d is bfloat16 and _BF16_NP is not None:
+    if d is bfloat16 and d.np != np.float32:
         import ml_dtypes
-        return ml_dtypes.finfo(_BF16_NP)
+        return ml_dtypes.finfo(d.np)
     return np.finfo(d.np)
 
 

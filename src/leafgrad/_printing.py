@@ -76,7 +76,6 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ._bfloat16 import BF16
 
 __all__ = [
     "PrintOptions",
@@ -392,7 +391,7 @@ def format_tensor(
     ``"Parameter containing:\\ntensor("`` lays out like ``"tensor("``.
     """
     array = np.asarray(array)
-    if array.dtype is BF16:  # (exact in float32, whose layout rules torch's printing shares)
+    if array.dtype.kind == "V":  # (exact in float32, whose layout rules torch's printing shares)
         array = array.astype(np.float32)
     opts = PRINT_OPTS
     indent = len(prefix) - prefix.rfind("\n") - 1

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import BF16, add_scaled, cast_array, keep_bf16
+from .._bfloat16 import add_scaled, cast_array, keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 
@@ -21,7 +21,7 @@ _make = Tensor._make
 def _add_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a + b
-    if b.dtype is BF16:  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
+    if b.dtype.kind == "V":  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
         return add_scaled(a, b, alpha)
     return a + alpha * b
 
@@ -31,7 +31,7 @@ ADD = defop("AddBackward0", _add_fwd,
 def _sub_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a - b
-    if b.dtype is BF16:
+    if b.dtype.kind == "V":
         return add_scaled(a, b, -alpha)
     return a - alpha * b
 

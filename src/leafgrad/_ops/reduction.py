@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._bfloat16 import BF16, prod_sequential, round_like
+from .._bfloat16 import prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
@@ -99,7 +99,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
 
 
 def _prod(a, axis, keepdims: bool):
-    if a.dtype is BF16:  # (torch rounds each partial product: see _bfloat16.prod_sequential)
+    if a.dtype.kind == "V":  # (torch rounds each partial product: see _bfloat16.prod_sequential)
         return prod_sequential(a, axis, keepdims)
     return a.prod() if axis is None else a.prod(axis=axis, keepdims=keepdims)
 

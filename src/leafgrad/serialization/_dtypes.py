@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._bfloat16 import BF16, as_bf16
+from .. import _bfloat16 as _bf
 
 
 class FileDtype:
@@ -39,13 +39,30 @@ class FileDtype:
         return f"torch.{self.torch_name}"
 
 
+class _BFloat16File(FileDtype):
+    """bfloat16's entry. Its layout is ml_dtypes' bfloat16, looked up the first time a bfloat16
+    tensor is read or written (importing ml_dtypes costs about a second: see _bfloat16.py);
+    without ml_dtypes the raw 16-bit words are read and widened to float32."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.torch_name, self.storage_name, self.st_code, self.itemsize = "bfloat16", "BFloat16Storage", "BF16", 2
+        self.target = D.bfloat16 if _bf.available() else D.float32
+        self.direct = False
+
+    @property
+    def raw(self):  # type: ignore[override]
+        bf = D.bfloat16.np if _bf.available() else None
+        return bf if bf is not None and bf != np.float32 else np.dtype("<u2")
+
+
 _TABLE = [
     FileDtype("float32", "FloatStorage", "F32", "<f4", D.float32),
     FileDtype("float64", "DoubleStorage", "F64", "<f8", D.float64),
     FileDtype("float16", "HalfStorage", "F16", "<f2", D.float16),
     # bfloat16: ml_dtypes' (little-endian, 2 bytes: a file's bytes are the array's); without it, float32
-    FileDtype("bfloat16", "BFloat16Storage", "BF16", D.bfloat16.np if BF16 is not None else "<u2",
-              D.bfloat16 if BF16 is not None else D.float32),
+    _BFloat16File(),
     FileDtype("complex32", "ComplexHalfStorage", None, "<u4", D.complex64),
     FileDtype("complex64", "ComplexFloatStorage", "C64", "<c8", D.complex64),
     FileDtype("complex128", "ComplexDoubleStorage", "C128", "<c16", D.complex128),
@@ -75,7 +92,7 @@ UNTYPED = FileDtype("uint8", "UntypedStorage", None, "u1", D.uint8)
 #: leafgrad dtype -> the FileDtype it is saved as (always its own type: nothing is lost on save)
 FOR_SAVING = {BY_TORCH_NAME[n].target: BY_TORCH_NAME[n] for n in (
     "float32", "float64", "float16", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64", "bool")}
-if BF16 is not None:
+if _bf.available():
     FOR_SAVING[D.bfloat16] = BY_TORCH_NAME["bfloat16"]
 
 
@@ -128,8 +145,8 @@ def decode(raw: np.ndarray, fd: FileDtype, what: str) -> np.ndarray:
     """
     name = fd.torch_name
     if name == "bfloat16":
-        if BF16 is not None:
-            return as_bf16(raw.astype(BF16))  # (a byte-swapped or read-only copy made native and writable)
+        if _bf.BF16 is not None:  # (reading ``fd.raw`` loaded it, when ml_dtypes is there)
+            return _bf.as_bf16(raw.astype(_bf.BF16))  # (a byte-swapped or read-only copy made native and writable)
         return (raw.astype(np.uint32) << 16).view(np.float32)  # a bfloat16 is the top half of a float32
     if name == "complex32":  # two float16 halves: real in the low 16 bits, imaginary in the high
         out = np.empty(raw.shape, dtype=np.complex64)
