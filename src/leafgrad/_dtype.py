@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
     "complex64", "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short",
@@ -45,8 +46,30 @@ class dtype:
 
 
 float16 = half = dtype("float16", np.float16, 2)
-# NumPy has no bfloat16; it is stored as float32 so code that names it still runs.
-bfloat16 = dtype("bfloat16", np.float32, 2)
+
+
+class _BFloat16(dtype):
+    """``bfloat16``: NumPy has none, ml_dtypes' is stored (see _bfloat16.py). Its NumPy dtype is
+    looked up on first use, since importing ml_dtypes costs about a second. Without ml_dtypes (a
+    dependency) the name still exists, stored as float32 and reported as float32."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:
+        self.name, self._kind, self._np = "bfloat16", 2, None
+        self.is_floating_point, self.is_complex, self.is_signed, self.itemsize = True, False, True, 2
+
+    @property
+    def np(self):  # type: ignore[override]
+        if self._np is None:
+            from ._bfloat16 import load
+            self._np = load()
+            if self._np != np.float32:
+                _FROM_NP[self._np] = self
+        return self._np
+
+
+bfloat16 = _BFloat16()
 float32 = float = dtype("float32", np.float32, 2)  # noqa: A001 - torch's name
 float64 = double = dtype("float64", np.float64, 2)
 complex64 = cfloat = dtype("complex64", np.complex64, 3)
@@ -66,12 +89,13 @@ _NAMES = {d.name: d for d in _ALL + (bfloat16,)}
 #: torch's scalar-type names, the words its messages use for dtypes ("Float" for float32)
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                     "complex128": "ComplexDouble"}
+                     "complex128": "ComplexDouble", "bfloat16": "BFloat16"}
 
 
 #: the C++ type names some of torch's messages use for dtypes ("mask with dtype float", "dtype 'double'")
 CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+             "bfloat16": "c10::BFloat16"}
 
 
 def scalar_type_name(dt) -> str:
@@ -96,7 +120,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 def to_dtype(obj) -> dtype:
     """Accept a leafgrad dtype, a NumPy dtype or a Python type (as torch accepts float/int/bool)."""
-    if obj.__class__ is dtype:
+    if obj.__class__ is dtype or obj is bfloat16:  # (bfloat16 is the one subclass: see _BFloat16)
         return obj
     import builtins
     if obj is builtins.float:
@@ -122,7 +146,7 @@ def set_default_dtype(d: dtype) -> None:
     """torch.set_default_dtype: a floating torch dtype (float16, bfloat16, float32, float64) only.
 
     Python's ``float`` is refused as torch refuses it: only a dtype object names a width."""
-    if d.__class__ is not dtype:
+    if not isinstance(d, dtype):
         raise TypeError("invalid dtype object: only floating-point types are supported as the default type "
                         f"(got {d!r}); pass torch.float32 or torch.float64")
     if not d.is_floating_point:
@@ -148,6 +172,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return int16
     if {a, b} == {float64, complex64}:
         return complex128
+    if {a, b} == {float16, bfloat16}:  # (neither holds the other: torch meets them in float32)
+        return float32
     hi, lo = (a, b) if _ORDER[a] >= _ORDER[b] else (b, a)
     if hi is uint8 and lo._kind == 1:
         return lo
@@ -213,7 +239,11 @@ def can_cast(from_: dtype, to: dtype) -> bool:
 
 
 def finfo(d: dtype | None = None):
-    return np.finfo((d or _default[0]).np)
+    d = d or _default[0]
+    if d is bfloat16 and d.np != np.float32:
+        import ml_dtypes
+        return ml_dtypes.finfo(d.np)
+    return np.finfo(d.np)
 
 
 def iinfo(d: dtype):

@@ -142,7 +142,7 @@ def type_(t: Tensor, dtype=None, non_blocking: bool = False, **kwargs):
             raise ValueError(f"invalid type: '{dtype}'")
     elif isinstance(dtype, tensortype):
         target = dtype
-    elif dtype.__class__ is D.dtype:
+    elif isinstance(dtype, D.dtype):
         return t if t.dtype is dtype else t.to(dtype)
     else:
         raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")

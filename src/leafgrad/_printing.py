@@ -76,6 +76,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+
 __all__ = [
     "PrintOptions",
     "default_hides_dtype",
@@ -390,6 +391,8 @@ def format_tensor(
     ``"Parameter containing:\\ntensor("`` lays out like ``"tensor("``.
     """
     array = np.asarray(array)
+    if array.dtype.kind == "V":  # (exact in float32, whose layout rules torch's printing shares)
+        array = array.astype(np.float32)
     opts = PRINT_OPTS
     indent = len(prefix) - prefix.rfind("\n") - 1
     suffixes: list[str] = []

@@ -268,6 +268,9 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. "
                 "The array would not be tracked, so gradients could not flow back through anything computed "
                 "from it; detach() makes that cut explicit.", tensor=self)
+        if self._data.__class__ is not np.ndarray:  # (bfloat16: torch's numpy() refuses it too)
+            from ._bfloat16 import refuse_numpy
+            refuse_numpy(self._data)
         arr = backend_for_array(self._data).to_numpy(self._data)
         if self._requires_grad or (self._meta is not None and self._meta.cut is not None):
             from .provenance import note_numpy
@@ -281,6 +284,9 @@ class Tensor:
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead. (NumPy "
                 "asked for this tensor's values: np.asarray, np.array or a NumPy function; the array would not "
                 "be part of the graph, so gradients would stop there.)", tensor=self)
+        if self._data.__class__ is not np.ndarray:  # (bfloat16: see numpy())
+            from ._bfloat16 import refuse_numpy
+            refuse_numpy(self._data)
         arr = backend_for_array(self._data).to_numpy(self._data)
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)

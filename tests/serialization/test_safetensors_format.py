@@ -15,7 +15,7 @@ import leafgrad as lg
 
 
 def _np(t):
-    return t.detach().numpy()
+    return t.detach().numpy() if str(t.dtype) != "torch.bfloat16" else t.detach().float().numpy()
 
 
 # ----------------------------------------------------------------------------- round trips
@@ -217,13 +217,12 @@ def test_plain_dict_of_tensors_is_readable_by_safetensors_torch(tmp_path):
     assert tsd["b"].shape == () and tsd["b"].item() == 1.5 and tsd["c"].dtype == torch.bool
 
 
-def test_bfloat16_from_torch_loads_as_float32(tmp_path):
+def test_bfloat16_from_torch_loads_as_bfloat16(tmp_path):
     torch = pytest.importorskip("torch")
     st = pytest.importorskip("safetensors.torch")
     st.save_file({"w": torch.tensor([1.5, -2.25, 3.0], dtype=torch.bfloat16)}, str(tmp_path / "bf.safetensors"))
     w = lg.load(tmp_path / "bf.safetensors")["w"]
-    # leafgrad has no bfloat16 storage (its bfloat16 is float32-backed), so the exact values arrive as float32
-    assert w.dtype == lg.float32 and w.tolist() == [1.5, -2.25, 3.0]
+    assert w.dtype == lg.bfloat16 and w.tolist() == [1.5, -2.25, 3.0]
 
 
 @pytest.mark.parametrize("tdtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64",
@@ -256,7 +255,7 @@ def test_every_safetensors_dtype_from_torch_loads_bit_exact(tmp_path, tdtype):
         np.testing.assert_array_equal(got.astype(np.float64), expected.astype(np.float64))
     else:
         np.testing.assert_array_equal(got, expected)
-    assert str(back["t"].dtype) == {"bfloat16": "torch.float32", "uint16": "torch.int32", "uint32": "torch.int64",
+    assert str(back["t"].dtype) == {"uint16": "torch.int32", "uint32": "torch.int64",
                                     "uint64": "torch.int64"}.get(tdtype, "torch.float32" if "float8" in tdtype
                                                                   else str(t.dtype))
 

@@ -17,6 +17,7 @@ from ..autograd.graph import Node, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from ..provenance import user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
+from .._bfloat16 import add_scaled
 from . import pointwise as _pw
 from .registry import _namespace_of, _record, apply, defop, edge_of
 from .xp import TENSORS
@@ -79,11 +80,17 @@ def _value_tensor(v, like: Tensor) -> Tensor:
 
 def _write_add(xp, a, b, params):
     alpha = params[0]
+    if alpha != 1 and b.dtype.kind == "V":  # (torch's alpha and fused multiply-add: see _bfloat16.add_scaled)
+        a[...] = add_scaled(a, b, alpha)
+        return
     xp.add(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
 
 
 def _write_sub(xp, a, b, params):
     alpha = params[0]
+    if alpha != 1 and b.dtype.kind == "V":
+        a[...] = add_scaled(a, b, -alpha)
+        return
     xp.subtract(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
 
 
@@ -224,7 +231,8 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         if other.dtype != data.dtype:
             rt = D.result_type(self, others[0])
             check_cast(self, np.dtype(rt.np))
-            if rt.np == data.dtype:  # (a 0-dim float64 operand of a float32 tensor: computed in float32, as torch)
+            if rt.np == data.dtype and data.dtype.kind != "V":  # (a 0-dim float64 operand of a float32 tensor:
+                # computed in float32, as torch; a bfloat16 tensor's kernels read a number in float32)
                 other = other.astype(data.dtype)
         direct(xp, data, other, params)
     else:
@@ -240,7 +248,7 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     if vc is None:
         vc = vc_of(self)
     vc.bump(_user_line(site_skip))  # (errors.user_site's answer, from provenance's cache)
-    if not needs or data.dtype.kind not in "fc":  # (an integer or bool tensor never requires grad)
+    if not needs or data.dtype.kind not in "fcV":  # (an integer or bool tensor never requires grad)
         return self
     if base is not None and (m is None or m.view_kind is None):
         _record_copy_slices(op, self, others, params, original)
@@ -417,6 +425,8 @@ def _operand(other, self: Tensor) -> Tensor:
         from .._creation import tensor
         return tensor(other)
     dt = D.result_type(self, other)
+    if dt is D.bfloat16:  # torch's kernels read a number in float32, their compute type (_bfloat16.py)
+        return _make(np.asarray(other, dtype=np.float32))
     return _make(np.asarray(other, dtype=dt.np))
 
 

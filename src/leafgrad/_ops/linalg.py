@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from .registry import apply, apply_binary, defop
+from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
 # The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
 # call each with the transpose folded in, and no transposed view to build per backward.
@@ -69,6 +70,8 @@ def _same_dtype(a: Tensor, b: Tensor, name: str) -> None:
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if _AUTOCAST_CPU[0] is not None:  # (a CPU autocast region: _autocast_ops.py)
+        return lower_precision(mm, input, mat2)
     if input._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"{'self' if input._data.ndim != 2 else 'mat2'} must be a matrix")
     _check_mm_shapes(input, mat2)
@@ -84,6 +87,8 @@ def _check_mm_shapes(input: Tensor, mat2: Tensor) -> None:
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if _AUTOCAST_CPU[0] is not None:
+        return lower_precision(bmm, input, mat2)
     if input._data.ndim != 3 or mat2._data.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
     if input._data.shape[0] != mat2._data.shape[0] or input._data.shape[2] != mat2._data.shape[1]:
@@ -144,6 +149,8 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _AUTOCAST_CPU[0] is not None:
+        return lower_precision(addmm, input, mat1, mat2, beta=beta, alpha=alpha)
     if mat1._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1._data.shape[0]}x{mat1._data.shape[1]} and "
@@ -164,6 +171,8 @@ ger = outer
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, folded into dot/mv/mm/bmm exactly where torch folds it."""
+    if _AUTOCAST_CPU[0] is not None:
+        return lower_precision(matmul, input, other)
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
     da, db = input._data.ndim, other._data.ndim

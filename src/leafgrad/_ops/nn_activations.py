@@ -184,7 +184,7 @@ HARDSHRINK = defop("HardshrinkBackward0", _hardshrink_fwd,
 
 
 def _threshold_fwd(xp, x, threshold, value):
-    if x.dtype.kind != "f":  # torch converts both numbers to an integer tensor's dtype first
+    if x.dtype.kind not in "fV":  # torch converts both numbers to an integer tensor's dtype first
         threshold, value = np.asarray(threshold).astype(x.dtype), np.asarray(value).astype(x.dtype)
     return xp.where(x <= threshold, value, x).astype(x.dtype, copy=False)
 

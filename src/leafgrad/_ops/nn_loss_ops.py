@@ -27,7 +27,7 @@ def _array_of(target):
 def _target_for(xp, target, x):
     """The target as torch's promotion takes it into an op with ``x``: an integer or bool target
     in ``x``'s float dtype (NumPy would make int64 with float32 a float64)."""
-    return target if xp.dtype_of(target).kind in "fc" else xp.astype(target, xp.dtype_of(x))
+    return target if xp.dtype_of(target).kind in "fcV" else xp.astype(target, xp.dtype_of(x))
 
 
 # =============================================================================== soft margin loss

@@ -237,7 +237,7 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode, out_hw):
     else:
         (pt, pb), (pl, pr) = _pool_pads(h, w, ho, wo, kernel, stride, padding, dilation)
         if pt or pb or pl or pr:
-            fill = -xp.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+            fill = -xp.inf if x.dtype.kind in "fV" else np.iinfo(x.dtype).min
             x4 = xp.pad(x4, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=fill)
         win = _windows(xp, x4, kh, kw, stride, ((0, 0), (0, 0)), dilation)[:, :, :ho, :wo]
         views = [win[:, :, :, :, i, j] for i in range(kh) for j in range(kw)]
@@ -261,7 +261,7 @@ def max_and_index(xp, views, base, shifts):
     idx[...] = base + shifts[-1]
     for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
         xp.copyto(idx, base + shifts[k], where=views[k] == out)
-    if out.dtype.kind == "f" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
+
         for k in range(len(views)):
             xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
     return out, idx
@@ -610,8 +610,10 @@ def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: fl
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
         return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
-    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on)
-    return (0.5 * x * (1 + _erf(xp, xp.asarray(x * _SQRT1_2)))).astype(x.dtype, copy=False)
+    # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on; only then,
+    # since a bfloat16 backend's asarray rounds, where torch's kernel does not)
+    t = x * _SQRT1_2
+    return (0.5 * x * (1 + _erf(xp, xp.asarray(t) if isinstance(t, np.generic) else t))).astype(x.dtype, copy=False)
 
 
 def _gelu_grad(xp, g, self, approximate):

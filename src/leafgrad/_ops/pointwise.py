@@ -11,15 +11,32 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
+from .._bfloat16 import add_scaled, cast_array, keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 
 _make = Tensor._make
 
 # ----------------------------------------------------------------------------- arithmetic
-ADD = defop("AddBackward0", lambda xp, a, b, alpha: a + b if alpha == 1 else a + alpha * b,
+def _add_fwd(xp, a, b, alpha):
+    if alpha == 1:
+        return a + b
+    if b.dtype.kind == "V":  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
+        return add_scaled(a, b, alpha)
+    return a + alpha * b
+
+
+ADD = defop("AddBackward0", _add_fwd,
             (lambda xp, g, alpha: g, lambda xp, g, alpha: g if alpha == 1 else g * alpha), saved=("alpha",), n_in=2)
-SUB = defop("SubBackward0", lambda xp, a, b, alpha: a - b if alpha == 1 else a - alpha * b,
+def _sub_fwd(xp, a, b, alpha):
+    if alpha == 1:
+        return a - b
+    if b.dtype.kind == "V":
+        return add_scaled(a, b, -alpha)
+    return a - alpha * b
+
+
+SUB = defop("SubBackward0", _sub_fwd,
             (lambda xp, g, alpha: g, lambda xp, g, alpha: -g if alpha == 1 else g * -alpha), saved=("alpha",), n_in=2)
 RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b - alpha * a,
              (lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, lambda xp, g, alpha: g), saved=("alpha",), n_in=2)
@@ -155,7 +172,7 @@ def _sign_fwd(xp, a):
     if a.dtype.kind == "b":  # (torch: the bool tensor itself)
         return a.copy()
     r = xp.sign(a)
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         r = xp.nan_to_num(r, nan=0.0)  # torch: sign(nan) is 0 (so abs' gradient at nan is 0)
     return r
 
@@ -170,7 +187,7 @@ CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda xp, g: xp.conj(g)
 def _sigmoid(xp, a):
     # SciPy's expit (the backend's optional kernel) is one pass over the array, within 3 ulp of
     # torch's float32 sigmoid; the formula below, used without it, is four passes, within 10 ulp.
-    if a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+    if a.dtype.kind in "fV" and a.dtype.itemsize >= 4:
         expit = _BY_ARRAY_TYPE[a.__class__].special("expit")
         if expit is not None:
             return expit(a)
@@ -262,7 +279,7 @@ def _scalar_tensor(x, dt: D.dtype) -> Tensor:
 _PY_SCALAR_KIND = {float: "f", int: "i", bool: "b"}
 # (uint8 with a Python int is left to the general path: a negative int must wrap as in torch)
 _KEEPS_DTYPE = {("f", "f"), ("f", "i"), ("f", "b"), ("c", "f"), ("c", "i"), ("c", "b"), ("i", "i"), ("i", "b"),
-                ("u", "b"), ("b", "b")}
+                ("u", "b"), ("b", "b"), ("V", "f"), ("V", "i"), ("V", "b")}  # (V: bfloat16, see _bfloat16.py)
 
 
 _SYMBOLS = {"AddBackward0": "+", "SubBackward0": "-", "RsubBackward0": "-", "MulBackward0": "*",
@@ -281,8 +298,8 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     tb = isinstance(b, Tensor)
     if ta and tb:
         ad, bd = a._data.dtype, b._data.dtype
-        if out_dtype is None and (ad == bd or (bd.kind == "b" and ad.kind in "iufc") or
-                                  (ad.kind == "b" and bd.kind in "iufc")):
+        if out_dtype is None and (ad == bd or (bd.kind == "b" and ad.kind in "iufcV") or
+                                  (ad.kind == "b" and bd.kind in "iufcV")):
             return apply(op, (a, b), params)  # NumPy's promotion is torch's here: no cast pass
         dt = D.result_type(a, b)
     else:
@@ -334,7 +351,7 @@ def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
     """Unary math on an int/bool tensor computes in the default float dtype, as torch."""
     if not isinstance(a, Tensor):
         raise TypeError(f"expected a Tensor, got {type(a).__name__}")
-    if a._data.dtype.kind in "fc":
+    if a._data.dtype.kind in "fcV":
         return apply_unary(op, a, params)
     return apply(op, (a,), params, cast=D.get_default_dtype().np)
 
@@ -343,7 +360,7 @@ def unary_float_op(op, name: str):
     """The public function of a unary float op (``exp``, ``tanh``, ...): a float tensor goes
     straight to ``apply_unary`` (one call less per op), anything else through ``unary_float``."""
     def fn(input: Tensor) -> Tensor:
-        if input.__class__ in TENSOR_TYPES and input._data.dtype.kind in "fc":
+        if input.__class__ in TENSOR_TYPES and input._data.dtype.kind in "fcV":
             return apply_unary(op, input)
         return unary_float(op, input)
     fn.__name__ = fn.__qualname__ = name
@@ -458,12 +475,12 @@ def div(input, other, *, rounding_mode=_UNSET) -> Tensor:
     if rounding_mode is _UNSET:
         rounding_mode = None
     if rounding_mode is None and other.__class__ in _PY_SCALAR_KIND and input.__class__ in TENSOR_TYPES \
-            and input._data.dtype.kind in "fc":
+            and input._data.dtype.kind in "fcV":
         return apply_scalar(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
     if rounding_mode is None:
         if input.__class__ in TENSOR_TYPES and other.__class__ in TENSOR_TYPES:
             ad = input._data.dtype
-            if ad == other._data.dtype and ad.kind in "fc":
+            if ad == other._data.dtype and ad.kind in "fcV":
                 return apply_binary(DIV, input, other)
         dt = D.result_type(input, other)
         if not (dt.is_floating_point or dt.is_complex):
@@ -755,10 +772,12 @@ def fmin(input, other):
 def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
     if t._data.dtype == dt.np and not copy:
         return t
-    return apply(TO_COPY, (t,), (dt.np, t.dtype))
+    res = apply(TO_COPY, (t,), (dt.np, t.dtype))
+    res._data = keep_bf16(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
+    return res
 
 
-TO_COPY = defop("ToCopyBackward0", lambda xp, a, np_dtype, self_dtype: a.astype(np_dtype, copy=True),
+TO_COPY = defop("ToCopyBackward0", lambda xp, a, np_dtype, self_dtype: cast_array(a, np_dtype),
                 lambda xp, g, self_dtype: xp.astype(g, self_dtype.np), saved=("self_dtype",))
 TO_COPY.node_cls._saved_names = ()  # (torch's names)
 

@@ -41,7 +41,7 @@ _180_PI = 180 / math.pi
 def _in_dtype_of(r, a):
     """``r`` in ``a``'s float dtype (SciPy computes float16 in float32 or float64); from an integer
     ``a`` (an in-place write into one) the float result stays, for the write to refuse."""
-    return r.astype(a.dtype, copy=False) if a.dtype.kind == "f" else r
+    return r.astype(a.dtype, copy=False) if a.dtype.kind in "fV" else r
 
 
 def _real_only(a, kernel: str) -> None:
@@ -131,7 +131,7 @@ def _erfc(xp, a):
     kernel = _BY_ARRAY_TYPE[a.__class__].special("erfc")
     if kernel is not None:
         return _in_dtype_of(kernel(a), a)
-    return np.vectorize(math.erfc, otypes=[a.dtype if a.dtype.kind == "f" else np.float64])(a)
+    return np.vectorize(math.erfc, otypes=[a.dtype if a.dtype.kind in "fV" else np.float64])(a)
 
 
 # Giles' single-precision erfinv ("Approximating the erfinv function", 2010): the start for Newton
@@ -245,7 +245,7 @@ def _angle_fwd(name: str, factor: float):
 
 
 def _frac_fwd(xp, a):
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(a.dtype)}': frac is "
                                   "x - trunc(x), which is 0 for integers; convert first, e.g. t.float().frac()")
     with np.errstate(invalid="ignore"):  # (frac(inf) is nan)
@@ -257,7 +257,7 @@ def _sgn_fwd(xp, a):
         if a.dtype.kind == "b":
             return a.copy()
         r = xp.sign(a)
-        return xp.where(xp.isnan(r), 0, r).astype(a.dtype, copy=False) if a.dtype.kind == "f" else r
+        return xp.where(xp.isnan(r), 0, r).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else r
     m = xp.abs(a)
     with np.errstate(**_QUIET):
         return xp.where(m == 0, 0, a / m).astype(a.dtype, copy=False)
@@ -303,7 +303,7 @@ def signbit(input: Tensor) -> Tensor:
 
 # ----------------------------------------------------------------------------- nan_to_num
 def _nan_to_num_fwd(xp, a, nan, posinf, neginf):
-    if a.dtype.kind not in "fc":  # (integers and bools hold no nan or inf: a copy, as torch)
+    if a.dtype.kind not in "fcV":  # (integers and bools hold no nan or inf: a copy, as torch)
         return a.copy()
     with np.errstate(**_QUIET):  # (a replacement beyond the dtype's range becomes inf, silently)
         return xp.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)

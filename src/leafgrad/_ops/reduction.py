@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
+from .._bfloat16 import prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
@@ -97,11 +98,17 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
     return gx * xp.constant(np.ascontiguousarray(others))
 
 
-PROD = defop("ProdBackward0", lambda xp, a, dims, keepdim: a.prod(),
+def _prod(a, axis, keepdims: bool):
+    if a.dtype.kind == "V":  # (torch rounds each partial product: see _bfloat16.prod_sequential)
+        return prod_sequential(a, axis, keepdims)
+    return a.prod() if axis is None else a.prod(axis=axis, keepdims=keepdims)
+
+
+PROD = defop("ProdBackward0", lambda xp, a, dims, keepdim: _prod(a, None, False),
              lambda xp, g, self, result, dims, keepdim: _prod_grad(xp, g, self, result, None, False),
              saved=("self", "result", "dims", "keepdim"))
 PROD.node_cls._saved_names = ("self", "result")  # (torch's names)
-PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: a.prod(axis=dims, keepdims=keepdim),
+PROD_DIM = defop("ProdBackward1", lambda xp, a, dims, keepdim: _prod(a, dims, keepdim),
                  _prod_grad, saved=("self", "result", "dims", "keepdim"))
 PROD_DIM.node_cls._saved_names = ("self", "result", "dim", "keepdim")  # (torch's names)
 show_saved_as(PROD_DIM, "dim", lambda dims: dims[0])  # (prod takes one dim)
@@ -274,7 +281,8 @@ def _softmax_fwd(xp, a, dim):
 
 def _log_softmax_fwd(xp, a, dim):
     s = a - _row_max(xp, a, dim)
-    lse = xp.log(xp.add.reduce(xp.exp(s), dim, None, None, True))
+    # (bfloat16: torch's kernel stores the sum and its log in bfloat16; round_like is a no-op otherwise)
+    lse = round_like(xp.log(round_like(xp.add.reduce(xp.exp(s), dim, None, None, True), a)), a)
     if s.dtype != lse.dtype:  # (an integer input: the result is floating)
         return s - lse
     s -= lse

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 from .._alloc import alloc_error_from
 from .._backend import _BY_ARRAY_TYPE
+from .._bfloat16 import keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor, VersionCounter, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from .xp import TENSORS, array_namespace
@@ -28,7 +29,7 @@ __all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_binary", 
 _new = object.__new__
 _make = Tensor._make
 _INPUT_NAMES = {"self": 0, "other": 1}
-_FLOATING = frozenset("fc")
+_FLOATING = frozenset("fcV")  # V: ml_dtypes' bfloat16 (see _bfloat16.py; no other void dtype reaches a tensor)
 
 
 class _OpNodeType(type):
@@ -497,7 +498,7 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     else:
         arrays = [t._data for t in inputs]
     if cast is not None:
-        arrays = [a if a.dtype == cast else a.astype(cast) for a in arrays]
+        arrays = [a if a.dtype == cast else keep_bf16(a.astype(cast)) for a in arrays]  # (_bfloat16.py)
     first = arrays[0]
     xp = _BY_ARRAY_TYPE[first.__class__].xp
     try:

@@ -29,7 +29,7 @@ def _axis(dim: int, ndim: int) -> int:
 
 
 def _can_hold_nan(a) -> bool:
-    return a.dtype.kind in "fc"
+    return a.dtype.kind in "fcV"
 
 
 def _stable_order(xp, a, axis: int, descending: bool):

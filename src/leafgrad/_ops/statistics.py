@@ -100,7 +100,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max); values
     outside are not counted. The result has the input's (floating) dtype."""
     a = input._data
-    if a.dtype.kind not in "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}': histc "
                            f"counts floating point input; convert it first, e.g. x.float()")
     if bins <= 0:
@@ -125,7 +125,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):
     """torch.histogram: (hist, bin_edges) as ``torch.return_types.histogram``."""
     a = input._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                            f"input {D.scalar_type_name(input.dtype).lower()} and bins float: pass a floating input")
     flat = a.reshape(-1)

@@ -1,13 +1,12 @@
 """leafgrad.amp: torch.amp's autocast regions and GradScaler, with CPU-only torch's behaviour.
 
 ``GradScaler`` is complete (scale, unscale_, step, update, state_dict, the inf/NaN check and the
-growth/backoff rule), on 'cpu' and disabled, as torch runs it. ``autocast`` is a real context
-manager that keeps torch's per-device autocast state (``is_autocast_enabled``,
-``get_autocast_dtype``, nesting, decorators, the warnings that disable it), but it does not
-change any op's dtype: leafgrad has no bfloat16 arithmetic (bfloat16 is stored as float32), so
-ops inside the region compute in their inputs' dtype, where torch's CPU autocast would give
-matmul-like ops a bfloat16 result. The numbers are then float32's, closer to the exact values
-than torch's bfloat16 ones.
+growth/backoff rule), on 'cpu' and disabled, as torch runs it. ``autocast`` keeps torch's per-device
+autocast state (``is_autocast_enabled``, ``get_autocast_dtype``, nesting, decorators, the warnings
+that disable it) and, on 'cpu', casts the floating inputs (but float64) of torch's lower-precision
+ops (linear, matmul, mm, bmm, addmm, conv1d, conv2d) to the region's dtype, bfloat16 by default,
+so they answer in bfloat16 as torch's do (``leafgrad/_autocast_ops.py``). Its float32 list (ops
+torch widens back to float32 inside a region) is not applied: those run in their inputs' dtype.
 """
 from __future__ import annotations
 

@@ -49,6 +49,7 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
     _STATE.enabled[_check_type(device_type)] = bool(enabled)
+    _sync_cpu_ops()
 
 
 def get_autocast_dtype(device_type: str) -> D.dtype:
@@ -57,6 +58,13 @@ def get_autocast_dtype(device_type: str) -> D.dtype:
 
 def set_autocast_dtype(device_type: str, dtype: D.dtype) -> None:
     _STATE.dtype[_check_type(device_type)] = dtype
+    _sync_cpu_ops()
+
+
+def _sync_cpu_ops() -> None:
+    """Tell the lower-precision ops (``_autocast_ops``) whether a CPU region is on, and its dtype."""
+    from .._autocast_ops import set_cpu
+    set_cpu(get_autocast_dtype("cpu") if _STATE.enabled.get("cpu", False) else None)
 
 
 class autocast:

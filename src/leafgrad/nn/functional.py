@@ -22,6 +22,7 @@ from .._creation import _rng
 from .._tensor import Tensor, vc_of
 from .._ops import nn_ops as O
 from .._ops.inplace import broadcast_or_raise
+from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 from .._ops.nn_extra import index_pad as _index_pad
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
@@ -99,6 +100,8 @@ def _const(arr) -> Tensor:
 # =============================================================================== linear layers
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: addmm for a matrix (AddmmBackward0), as torch folds the rest."""
+    if _AUTOCAST_CPU[0] is not None:  # (a CPU autocast region: leafgrad/_autocast_ops.py)
+        return lower_precision(linear, input, weight, bias)
     if not isinstance(input, Tensor):
         raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     nd = input._data.ndim
@@ -217,11 +220,15 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd: int, na
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
+    if _AUTOCAST_CPU[0] is not None:
+        return lower_precision(conv1d, input, weight, bias, stride, padding, dilation, groups)
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
+    if _AUTOCAST_CPU[0] is not None:
+        return lower_precision(conv2d, input, weight, bias, stride, padding, dilation, groups)
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 

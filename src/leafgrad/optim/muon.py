@@ -17,8 +17,8 @@ def orthogonalize(matrix: Tensor, coefficients: tuple[float, float, float], step
     Scaled to spectral norm at most 1, the matrix goes through ``steps`` rounds of the odd
     quintic ``X <- a X + (b A + c A²) X`` with ``A = X Xᵀ``, which pushes every singular
     value towards 1 (Newton-Schulz; the default coefficients trade exactness for speed).
-    torch computes this in bfloat16. leafgrad's bfloat16 is float32 for now (see the
-    README), so here it rounds less than torch's, by about bfloat16's precision (~0.4%).
+    torch computes this in bfloat16, and so does leafgrad (each op in float32, rounded to
+    bfloat16 once, as torch's CPU kernels: see leafgrad/_bfloat16.py).
     """
     if steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency: Newton-Schulz "

@@ -5,10 +5,10 @@ written as pickle globals), torch's legacy storage classes (``torch.FloatStorage
 safetensors' codes (``F32``). Each maps here to a *file dtype*: how the bytes are laid out
 (a little-endian NumPy dtype) and which leafgrad dtype the values arrive as.
 
-leafgrad has no bfloat16, float8, complex32 or uint16/32/64 storage (see ``_dtype.py``:
-its bfloat16 is float32-backed and its dtype label comes from the NumPy array), so those
-are decoded to the smallest leafgrad dtype that holds every value exactly: bfloat16,
-float8 and complex32 widen to float32/complex64; uint16 and uint32 widen to int32 and
+bfloat16 is stored as ml_dtypes' bfloat16 (``_bfloat16.py``), byte for byte as in the file.
+leafgrad has no float8, complex32 or uint16/32/64 storage (its dtype label comes from the NumPy
+array), so those are decoded to the smallest leafgrad dtype that holds every value exactly:
+float8 and complex32 widen to float32/complex64 (and bfloat16 to float32 without ml_dtypes); uint16 and uint32 widen to int32 and
 int64; uint64 loads as int64 when every value fits and is refused otherwise.
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .. import _bfloat16 as _bf
 
 
 class FileDtype:
@@ -38,11 +39,30 @@ class FileDtype:
         return f"torch.{self.torch_name}"
 
 
+class _BFloat16File(FileDtype):
+    """bfloat16's entry. Its layout is ml_dtypes' bfloat16, looked up the first time a bfloat16
+    tensor is read or written (importing ml_dtypes costs about a second: see _bfloat16.py);
+    without ml_dtypes the raw 16-bit words are read and widened to float32."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.torch_name, self.storage_name, self.st_code, self.itemsize = "bfloat16", "BFloat16Storage", "BF16", 2
+        self.target = D.bfloat16 if _bf.available() else D.float32
+        self.direct = False
+
+    @property
+    def raw(self):  # type: ignore[override]
+        bf = D.bfloat16.np if _bf.available() else None
+        return bf if bf is not None and bf != np.float32 else np.dtype("<u2")
+
+
 _TABLE = [
     FileDtype("float32", "FloatStorage", "F32", "<f4", D.float32),
     FileDtype("float64", "DoubleStorage", "F64", "<f8", D.float64),
     FileDtype("float16", "HalfStorage", "F16", "<f2", D.float16),
-    FileDtype("bfloat16", "BFloat16Storage", "BF16", "<u2", D.float32),
+    # bfloat16: ml_dtypes' (little-endian, 2 bytes: a file's bytes are the array's); without it, float32
+    _BFloat16File(),
     FileDtype("complex32", "ComplexHalfStorage", None, "<u4", D.complex64),
     FileDtype("complex64", "ComplexFloatStorage", "C64", "<c8", D.complex64),
     FileDtype("complex128", "ComplexDoubleStorage", "C128", "<c16", D.complex128),
@@ -72,6 +92,8 @@ UNTYPED = FileDtype("uint8", "UntypedStorage", None, "u1", D.uint8)
 #: leafgrad dtype -> the FileDtype it is saved as (always its own type: nothing is lost on save)
 FOR_SAVING = {BY_TORCH_NAME[n].target: BY_TORCH_NAME[n] for n in (
     "float32", "float64", "float16", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64", "bool")}
+if _bf.available():
+    FOR_SAVING[D.bfloat16] = BY_TORCH_NAME["bfloat16"]
 
 
 
@@ -122,8 +144,10 @@ def decode(raw: np.ndarray, fd: FileDtype, what: str) -> np.ndarray:
     ``what`` names the tensor for the one error this can raise (a uint64 value beyond int64).
     """
     name = fd.torch_name
-    if name == "bfloat16":  # a bfloat16 is the top half of a float32
-        return (raw.astype(np.uint32) << 16).view(np.float32)
+    if name == "bfloat16":
+        if _bf.BF16 is not None:  # (reading ``fd.raw`` loaded it, when ml_dtypes is there)
+            return _bf.as_bf16(raw.astype(_bf.BF16))  # (a byte-swapped or read-only copy made native and writable)
+        return (raw.astype(np.uint32) << 16).view(np.float32)  # a bfloat16 is the top half of a float32
     if name == "complex32":  # two float16 halves: real in the low 16 bits, imaginary in the high
         out = np.empty(raw.shape, dtype=np.complex64)
         out.real = _half_to_float(raw & 0xFFFF)
