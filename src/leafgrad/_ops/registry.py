@@ -48,9 +48,11 @@ class _OpNodeType(type):
             _install_saved_properties(cls)
 
 
-def _install_saved_properties(cls) -> None:
-    for attr in [a for a in vars(cls) if a.startswith("_saved_") and a != "_saved_names"]:
-        type.__delattr__(cls, attr)
+def _install_saved_properties(cls, fresh: bool = False) -> None:
+    """(Re)make ``cls``'s ``_saved_<name>`` properties; ``fresh``: a class just made, with none to remove."""
+    if not fresh:
+        for attr in [a for a in vars(cls) if a.startswith("_saved_") and a != "_saved_names"]:
+            type.__delattr__(cls, attr)
     names = cls._saved_names
     for k in range(len(names) - 1, -1, -1):  # (backwards: a repeated name reads its first value)
         name = names[k]
@@ -359,7 +361,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
         "_multi": n_out != 1, "_variadic": variadic, "_raw": raw,
         "__module__": "leafgrad.autograd.functions"})
     node_cls._operand_slots = tuple(k for k, (kind, _) in enumerate(spec) if kind == 0)
-    _install_saved_properties(node_cls)
+    _install_saved_properties(node_cls, fresh=True)
     op = OpDef()
     ALL_OPS.append(op)
     op.name = grad_fn

@@ -10,7 +10,6 @@ strided CPU tensor, so the queries for other devices and layouts answer False.
 from __future__ import annotations
 
 import itertools
-import mmap
 import numbers
 
 import numpy as np
@@ -304,6 +303,7 @@ def _memory_owner(arr: np.ndarray):
 
 def is_shared(self: Tensor) -> bool:
     """Is the tensor's memory in a shared (``share_memory_``) block?"""
+    import mmap  # (here, not at import: only sharing needs it)
     return isinstance(_memory_owner(self._data)[1], mmap.mmap)
 
 
@@ -325,6 +325,7 @@ def share_memory_(self: Tensor) -> Tensor:
     if not root.flags.c_contiguous:
         raise NotImplementedError("share_memory_: the tensor's memory comes from a non-contiguous NumPy array "
                                   "that leafgrad cannot move; share t.clone() instead.")
+    import mmap
     block = mmap.mmap(-1, max(root.nbytes, 1))
     new_root = np.ndarray(root.shape, root.dtype, buffer=block)
     new_root[...] = root
