@@ -66,3 +66,37 @@ def test_moments_saved_correction_matches_torch(fn, args, kwargs):
         g = v.grad_fn
         return g.name(), g._saved_correction, g._saved_dim, g._saved_keepdim, v, mean, x.grad
     same(torch, run)
+
+
+def _saved_attrs(node):
+    """The node's ``_saved_<name>`` attributes, as torch lists them (leafgrad's own ``_saved``/``_saved_names`` aside)."""
+    return sorted(a for a in dir(node) if a.startswith("_saved_") and a != "_saved_names")
+
+
+@pytest.mark.parametrize("given", ["both", "weight", "bias", "neither"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_layer_norm_saved_values_are_torchs(given, dtype):
+    def run(m):
+        dt = getattr(m, dtype)
+        x = m.tensor(np.arange(24.0).reshape(2, 3, 4) ** 1.5 / 7, dtype=dt, requires_grad=True)
+        w = m.tensor(np.linspace(0.5, 2.0, 12).reshape(3, 4), dtype=dt, requires_grad=True)
+        b = m.tensor(np.linspace(-1.0, 1.0, 12).reshape(3, 4), dtype=dt, requires_grad=True)
+        y = m.nn.functional.layer_norm(x, (3, 4), w if given in ("both", "weight") else None,
+                                       b if given in ("both", "bias") else None, eps=1e-3)
+        g = y.grad_fn
+        seen = (g.name(), _saved_attrs(g), g._saved_input is x, g._saved_normalized_shape, g._saved_result1,
+                g._saved_result2, g._saved_weight is (w if given in ("both", "weight") else None),
+                g._saved_bias is (b if given in ("both", "bias") else None))
+        y.pow(2).sum().backward()
+        return seen, x.grad, g._saved_normalized_shape
+    same(torch, run)
+
+
+def test_layer_norm_bias_changed_in_place_fails_backward_like_torch():
+    def run(m):
+        x, b = _t(m, _X, True), m.zeros(4, dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.layer_norm(x, (4,), None, b)
+        with m.no_grad():
+            b.add_(1.0)
+        y.sum().backward()
+    same(torch, run)

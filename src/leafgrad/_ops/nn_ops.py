@@ -31,6 +31,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
 from .registry import apply, defop, set_formulas
+from .saved_display import show_saved
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -551,7 +552,8 @@ def batch_norm(input: Tensor, weight: Tensor, bias: Tensor, running_mean, runnin
     return apply(BATCH_NORM, (input, weight, bias), (running_mean, running_var, training, eps))
 
 
-def _ln_fwd(xp, x, w, b, n_norm, eps):
+def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, bias_shown=None):
+    # (the last three are kept for grad_fn._saved_<name> alone: torch's values, its None for "not given")
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     xmu = x - mean
@@ -567,7 +569,7 @@ def _ln_parts(xp, x, n_norm, eps, result1, result2):
     return axes, xmu * invstd, invstd
 
 
-def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
@@ -577,7 +579,7 @@ def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2):
             - xhat * xp.mean(gw * xhat, axis=axes, keepdims=True)) * invstd
 
 
-def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
@@ -595,13 +597,20 @@ def _ln_grad_bias(xp, grads, self, weight, n_norm, *_):
 
 
 LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_grad_weight, _ln_grad_bias),
-                   saved=("self", "input1", "n_norm", "eps", "result1", "result2"), n_in=3, n_out=3,
-                   diff_outputs=(True, False, False))
-LAYER_NORM.node_cls._saved_names = ("input", "weight", "normalized_shape", "eps", "mean", "rstd")
+                   saved=("self", "input1", "n_norm", "eps", "result1", "result2", "normalized_shape",
+                          "weight_shown", "bias_shown"), n_in=3, n_out=3, diff_outputs=(True, False, False))
+# torch's: result1 the mean, result2 the inverse std (leafgrad's formulas keep the variance), weight and
+# bias None when not given (the formulas get ones / zeros), normalized_shape the dims' sizes; no eps
+show_saved(LAYER_NORM, ("input", "weight_used", "n_norm", "eps", "result1", "var", "normalized_shape", "weight",
+                        "bias"), hide=("weight_used", "n_norm", "eps", "var"),
+           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt()})
 
 
-def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float) -> Tensor:
-    return apply(LAYER_NORM, (input, weight, bias), (n_norm, eps))[0]
+def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float, normalized_shape: tuple = None,
+               weight_shown: Tensor | None = None, bias_shown: Tensor | None = None) -> Tensor:
+    """``weight`` and ``bias`` are what the formulas use (ones / zeros when not given); the ``_shown``
+    ones and ``normalized_shape`` are the node's saved values as torch shows them."""
+    return apply(LAYER_NORM, (input, weight, bias), (n_norm, eps, normalized_shape, weight_shown, bias_shown))[0]
 
 
 # =============================================================================== activations

@@ -442,7 +442,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
     dt = input._data.dtype
     w = weight if weight is not None else _const(np.ones(shape, dtype=dt))
     b = bias if bias is not None else _const(np.zeros(shape, dtype=dt))
-    return O.layer_norm(input, w, b, n, eps)
+    return O.layer_norm(input, w, b, n, eps, shape, weight, bias)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
