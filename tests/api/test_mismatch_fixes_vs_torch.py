@@ -100,3 +100,26 @@ def test_layer_norm_bias_changed_in_place_fails_backward_like_torch():
             b.add_(1.0)
         y.sum().backward()
     same(torch, run)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"sparse": True}, {"padding_idx": 2, "scale_grad_by_freq": True},
+                                    {"padding_idx": -1}, {"padding_idx": 0}, {"max_norm": 1.0}])
+def test_embedding_saved_values_are_torchs(kwargs):
+    def run(m):
+        w = m.tensor(np.arange(15.0).reshape(5, 3) / 10, dtype=m.float64, requires_grad=True)
+        idx = m.tensor([[1, 2, 4], [0, 2, 2]])
+        y = m.nn.functional.embedding(idx, w, **kwargs)
+        g = y.grad_fn
+        seen = (g.name(), _saved_attrs(g), g._saved_padding_idx, g._saved_scale_grad_by_freq, g._saved_sparse,
+                g._saved_weight_sym_argsize_0)
+        if not kwargs.get("sparse"):  # (leafgrad's gradient is dense even for sparse=True)
+            (y * y).sum().backward()
+            return seen, w.grad
+        return seen
+    same(torch, run)
+
+
+def test_embedding_module_passes_sparse_to_its_node():
+    for m in (torch, leafgrad):
+        y = m.nn.Embedding(5, 3, padding_idx=1, sparse=True)(m.tensor([1, 3]))
+        assert (y.grad_fn._saved_sparse, y.grad_fn._saved_padding_idx) == (True, 1)

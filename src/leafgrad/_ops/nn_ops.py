@@ -30,7 +30,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
-from .registry import apply, defop, set_formulas
+from .registry import apply, defop, set_formulas, show_saved_as, unsigned_int64
 from .saved_display import show_saved
 
 _make = Tensor._make
@@ -452,18 +452,21 @@ def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, 
     return s.astype(dtype)[..., None]
 
 
-EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf: xp.take(
+# (``sparse`` is kept for grad_fn._saved_sparse alone: the gradient is dense either way)
+EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf, sparse=False: xp.take(
     w, _array(indices), axis=0),
-                  lambda xp, g, indices, num_weights, padding_idx, sgf: xp.apply(
+                  lambda xp, g, indices, num_weights, padding_idx, sgf, *_: xp.apply(
                       EMBEDDING_BACK, g, params=(indices, num_weights, padding_idx, sgf)),
-                  saved=("indices", "num_weights", "padding_idx", "sgf"))
-EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq")  # (torch's names)
+                  saved=("indices", "num_weights", "padding_idx", "sgf", "sparse"))
+EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq",
+                                   "sparse")  # (torch's names)
+show_saved_as(EMBEDDING, "padding_idx", lambda v: unsigned_int64(-1 if v is None else v))  # (torch's -1: none)
 EMBEDDING_BACK = defop("EmbeddingBackwardBackward0", _embedding_back_fwd, _embedding_back_grad,
                        saved=("indices", "num_weights", "padding_idx", "scale_grad_by_freq"))
 
 
-def embedding(indices: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq: bool) -> Tensor:
-    return apply(EMBEDDING, (weight,), (indices, padding_idx, weight._data.shape[0], scale_grad_by_freq))
+def embedding(indices: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq: bool, sparse: bool = False) -> Tensor:
+    return apply(EMBEDDING, (weight,), (indices, padding_idx, weight._data.shape[0], scale_grad_by_freq, sparse))
 
 
 # =============================================================================== normalisation

@@ -311,7 +311,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, idx, max_norm, norm_type)
-    return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq))
+    return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq), bool(sparse))
 
 
 def _legacy(t: Tensor) -> str:
