@@ -123,3 +123,52 @@ def test_embedding_module_passes_sparse_to_its_node():
     for m in (torch, leafgrad):
         y = m.nn.Embedding(5, 3, padding_idx=1, sparse=True)(m.tensor([1, 3]))
         assert (y.grad_fn._saved_sparse, y.grad_fn._saved_padding_idx) == (True, 1)
+
+
+_CONV_CASES = {
+    "conv2d": ("conv2d", (1, 2, 5, 5), (3, 2, 3, 3), {}),
+    "conv2d_bias_stride_pad": ("conv2d", (1, 2, 5, 5), (3, 2, 3, 3), {"bias": 3, "stride": 2, "padding": 1}),
+    "conv1d": ("conv1d", (1, 2, 7), (3, 2, 3), {}),
+    "conv1d_groups_same": ("conv1d", (2, 2, 9), (4, 1, 3), {"groups": 2, "padding": "same", "dilation": 2, "bias": 4}),
+    "conv3d": ("conv3d", (1, 2, 4, 4, 4), (3, 2, 2, 2, 2), {"stride": (1, 2, 1), "padding": (1, 0, 1)}),
+    "conv_t2d": ("conv_transpose2d", (1, 2, 5, 5), (2, 3, 3, 3), {"bias": 3, "stride": 2, "output_padding": 1}),
+    "conv_t2d_mixed": ("conv_transpose2d", (1, 2, 5, 5), (2, 3, 3, 3),
+                       {"stride": (2, 3), "output_padding": (1, 2), "padding": (1, 0), "dilation": (1, 2)}),
+    "conv_t1d": ("conv_transpose1d", (1, 2, 5), (2, 3, 3), {"stride": 3, "output_padding": 2, "padding": 1,
+                                                           "dilation": 2}),
+    "conv_t3d": ("conv_transpose3d", (1, 2, 3, 3, 3), (2, 3, 2, 2, 2), {"stride": 2, "output_padding": 1, "bias": 3}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_CONV_CASES))
+def test_convolution_saved_values_are_torchs(case):
+    fn, xs, ws, kwargs = _CONV_CASES[case]
+
+    def run(m):
+        rng = np.random.default_rng(3)
+        x = m.tensor(rng.standard_normal(xs), requires_grad=True)
+        w = m.tensor(rng.standard_normal(ws), requires_grad=True)
+        kw = dict(kwargs)
+        if "bias" in kw:
+            kw["bias"] = m.tensor(rng.standard_normal(kw["bias"]), requires_grad=True)
+        y = getattr(m.nn.functional, fn)(x, w, **kw)
+        g = y.grad_fn
+        seen = (g.name(), _saved_attrs(g), g._saved_input is x, g._saved_weight is w, g._saved_stride,
+                g._saved_padding, g._saved_dilation, g._saved_groups, g._saved_transposed, g._saved_output_padding,
+                g._saved_bias_sym_sizes_opt)
+        y.pow(2).sum().backward()
+        # the plain (non-tensor) saved values stay readable after backward has freed the tensors
+        return seen, x.grad, w.grad, g._saved_padding, g._saved_output_padding, g._saved_bias_sym_sizes_opt
+    same(torch, run)
+
+
+def test_convolution_second_order_gradients_unchanged():
+    # the double-backward nodes (a ConvolutionBackward0 without bias) still work with the added saved shapes
+    def run(m):
+        rng = np.random.default_rng(4)
+        x = m.tensor(rng.standard_normal((1, 2, 5, 5)), requires_grad=True)
+        w = m.tensor(rng.standard_normal((3, 2, 3, 3)), requires_grad=True)
+        gx, gw = m.autograd.grad(m.nn.functional.conv2d(x, w, stride=2).pow(2).sum(), (x, w), create_graph=True)
+        (gx.sum() + gw.pow(2).sum()).backward()
+        return x.grad, w.grad
+    same(torch, run)

@@ -31,7 +31,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
 from .registry import apply, defop, set_formulas, show_saved_as, unsigned_int64
-from .saved_display import show_saved
+from .saved_display import show_conv_saved, show_saved
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -155,11 +155,11 @@ def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
     return xp.matmul(gt, cols.transpose(0, 2, 1)).reshape(weight_shape)
 
 
-def _conv_x_grad(xp, g, self, weight, stride, pad, dil, groups):
+def _conv_x_grad(xp, g, self, weight, stride, pad, dil, groups, *_):
     return xp.apply(CONV_INPUT_GRAD, g, weight, params=(tuple(self.shape), stride, pad, dil, groups))
 
 
-def _conv_w_grad(xp, g, self, weight, stride, pad, dil, groups):
+def _conv_w_grad(xp, g, self, weight, stride, pad, dil, groups, *_):
     return xp.apply(CONV_WEIGHT_GRAD, self, g, params=(tuple(weight.shape), stride, pad, dil, groups))
 
 
@@ -167,14 +167,14 @@ def _bias_grad(xp, g, *_):
     return xp.sum(g, axis=(0,) + tuple(range(2, g.ndim)))
 
 
-_CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups")
+_CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups", "input0_sizes")
 # CONV (no bias) is what the double-backward formulas call; the public path is CONV_BIAS, whose
 # third input is the bias or a 0-dim placeholder, so its node has torch's three edges
 CONV = defop("ConvolutionBackward0", _conv_fwd, (_conv_x_grad, _conv_w_grad), saved=_CONV_SAVED, n_in=2)
 CONV_BIAS = defop("ConvolutionBackward0", _conv_bias_fwd, (_conv_x_grad, _conv_w_grad, _bias_grad),
-                  saved=_CONV_SAVED, n_in=3)
-for _op in (CONV, CONV_BIAS):
-    _op.node_cls._saved_names = ("input", "weight", "stride", "padding", "dilation", "groups")
+                  saved=_CONV_SAVED + ("input2_sizes",), n_in=3)
+show_conv_saved(CONV, ("input", "weight", "stride", "pad", "dilation", "groups", "input_sizes"))
+show_conv_saved(CONV_BIAS, ("input", "weight", "stride", "pad", "dilation", "groups", "input_sizes", "bias_sizes"))
 
 # dx = Ct(g, w) and dw = Cw(x, g) are bilinear; their adjoints are the convolution itself:
 #   <h, Ct(g, w)> = <conv(h, w), g>   and   <k, Cw(x, g)> = <conv(x, k), g>

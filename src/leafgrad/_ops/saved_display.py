@@ -30,3 +30,34 @@ def show_saved(op: OpDef, names: tuple, *, hide: tuple = (), shown: dict[str, Ca
     for name, read in (shown or {}).items():
         type.__setattr__(cls, "_saved_" + name, property(
             lambda node, read=read: read(lambda n: _saved_value(node, cls._saved_names.index(n)))))
+
+
+def _spatial(v, values) -> tuple:
+    """A geometry tuple of a convolution's node for its own spatial dims: a 1-d convolution runs as a
+    2-d one over a height of 1, so its tuples carry one extra leading dim that torch's do not."""
+    return tuple(values)[-(len(v("input_sizes")) - 2):]
+
+
+def _output_padding(v) -> tuple:
+    """A transposed convolution's output padding: what its output shape has beyond the input's reach."""
+    out, size, ks = v("output_shape")[2:], v("input_sizes")[2:], v("weight_sizes")[2:]
+    geometry = zip(size, ks, out, _spatial(v, v("stride")), _spatial(v, v("pad")), _spatial(v, v("dilation")))
+    return tuple(o - ((h - 1) * s - top - bottom + d * (k - 1) + 1) for h, k, o, s, (top, bottom), d in geometry)
+
+
+def show_conv_saved(op: OpDef, names: tuple, transposed: bool = False) -> None:
+    """Give a ConvolutionBackward0 node torch's saved values: one padding per spatial dim (the smaller
+    side where 'same' pads unevenly: torch pads the input for the rest), stride and dilation per spatial
+    dim, ``transposed``, ``output_padding`` and ``bias_sym_sizes_opt`` ((0,) without a bias); the
+    shapes the formulas and these properties read (``*_sizes``, ``output_shape``) stay hidden."""
+    shown = {
+        "stride": lambda v: _spatial(v, v("stride")),
+        "dilation": lambda v: _spatial(v, v("dilation")),
+        "padding": lambda v: tuple(min(p) for p in _spatial(v, v("pad"))),
+        "transposed": lambda v: transposed,
+        "output_padding": _output_padding if transposed else lambda v: (0,) * (len(v("input_sizes")) - 2),
+        "bias_sym_sizes_opt": lambda v: tuple(v("bias_sizes")) if "bias_sizes" in names and v("bias_sizes")
+        else (0,),
+    }
+    hide = tuple(n for n in names if n.endswith("_sizes") or n in ("pad", "output_shape"))
+    show_saved(op, names, hide=hide, shown=shown)
