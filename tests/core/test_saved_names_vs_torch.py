@@ -8,8 +8,7 @@ split's ``split_size``, a mean's ``self_sym_numel``, an expand's ``self_sym_size
 Known differences, left out below: a negative dim (torch keeps it as given and its binding
 reads it back as an unsigned 64-bit number; leafgrad keeps the dim it normalised), var/std
 called with no arguments at all (torch shows correction None, leafgrad the 1 it used),
-``2.0 ** t`` (torch also keeps the exponent tensor) and embedding's ``sparse`` (leafgrad
-computes dense gradients only, and keeps no flag). gather's ``sparse_grad`` is not kept either.
+and ``2.0 ** t`` (torch also keeps the exponent tensor). gather's ``sparse_grad`` is not kept either.
 """
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from .nn_ops import CONV, CONV_INPUT_GRAD, CONV_WEIGHT_GRAD, MAX_UNPOOL, _bias_grad, _gather_pooled, _max_unpool_fwd
 from .pointwise import RSQRT
 from .registry import apply, defop
+from .saved_display import show_conv_saved
 
 __all__ = ["sdpa_flash", "conv_transpose", "group_norm", "pixel_shuffle", "pixel_unshuffle", "adaptive_max_pool2d",
            "max_unpool2d"]
@@ -154,19 +155,21 @@ def _fit(xp, g, self, weight, stride, pad, dil):
     return g, tuple(pads)
 
 
-def _conv_t_x_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups):
+def _conv_t_x_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups, *_):
     g, pad = _fit(xp, g, self, weight, stride, pad, dil)
     return xp.apply(CONV, g, weight, params=(stride, pad, dil, groups))
 
 
-def _conv_t_w_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups):
+def _conv_t_w_grad(xp, g, self, weight, output_shape, stride, pad, dil, groups, *_):
     g, pad = _fit(xp, g, self, weight, stride, pad, dil)
     return xp.apply(CONV_WEIGHT_GRAD, g, self, params=(tuple(weight.shape), stride, pad, dil, groups))
 
 
 CONV_T = defop("ConvolutionBackward0", _conv_t_fwd, (_conv_t_x_grad, _conv_t_w_grad, _bias_grad),
-               saved=("self", "input1", "output_shape", "stride", "pad", "dil", "groups"), n_in=3)
-CONV_T.node_cls._saved_names = ("input", "weight", "output_shape", "stride", "padding", "dilation", "groups")
+               saved=("self", "input1", "output_shape", "stride", "pad", "dil", "groups", "input0_sizes", "input1_sizes",
+                      "input2_sizes"), n_in=3)
+show_conv_saved(CONV_T, ("input", "weight", "output_shape", "stride", "pad", "dilation", "groups", "input_sizes",
+                         "weight_sizes", "bias_sizes"), transposed=True)
 
 
 def conv_transpose(input: Tensor, weight: Tensor, bias, output_shape: tuple, stride, pad, dil, groups: int) -> Tensor:

@@ -30,7 +30,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
-from .registry import apply, defop, set_formulas
+from .registry import apply, defop, set_formulas, show_saved_as, unsigned_int64
+from .saved_display import show_conv_saved, show_saved
 
 _make = Tensor._make
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
@@ -154,11 +155,11 @@ def _conv_weight_grad_fwd(xp, x, g, weight_shape, stride, pad, dil, groups):
     return xp.matmul(gt, cols.transpose(0, 2, 1)).reshape(weight_shape)
 
 
-def _conv_x_grad(xp, g, self, weight, stride, pad, dil, groups):
+def _conv_x_grad(xp, g, self, weight, stride, pad, dil, groups, *_):
     return xp.apply(CONV_INPUT_GRAD, g, weight, params=(tuple(self.shape), stride, pad, dil, groups))
 
 
-def _conv_w_grad(xp, g, self, weight, stride, pad, dil, groups):
+def _conv_w_grad(xp, g, self, weight, stride, pad, dil, groups, *_):
     return xp.apply(CONV_WEIGHT_GRAD, self, g, params=(tuple(weight.shape), stride, pad, dil, groups))
 
 
@@ -166,14 +167,14 @@ def _bias_grad(xp, g, *_):
     return xp.sum(g, axis=(0,) + tuple(range(2, g.ndim)))
 
 
-_CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups")
+_CONV_SAVED = ("self", "input1", "stride", "pad", "dil", "groups", "input0_sizes")
 # CONV (no bias) is what the double-backward formulas call; the public path is CONV_BIAS, whose
 # third input is the bias or a 0-dim placeholder, so its node has torch's three edges
 CONV = defop("ConvolutionBackward0", _conv_fwd, (_conv_x_grad, _conv_w_grad), saved=_CONV_SAVED, n_in=2)
 CONV_BIAS = defop("ConvolutionBackward0", _conv_bias_fwd, (_conv_x_grad, _conv_w_grad, _bias_grad),
-                  saved=_CONV_SAVED, n_in=3)
-for _op in (CONV, CONV_BIAS):
-    _op.node_cls._saved_names = ("input", "weight", "stride", "padding", "dilation", "groups")
+                  saved=_CONV_SAVED + ("input2_sizes",), n_in=3)
+show_conv_saved(CONV, ("input", "weight", "stride", "pad", "dilation", "groups", "input_sizes"))
+show_conv_saved(CONV_BIAS, ("input", "weight", "stride", "pad", "dilation", "groups", "input_sizes", "bias_sizes"))
 
 # dx = Ct(g, w) and dw = Cw(x, g) are bilinear; their adjoints are the convolution itself:
 #   <h, Ct(g, w)> = <conv(h, w), g>   and   <k, Cw(x, g)> = <conv(x, k), g>
@@ -451,18 +452,21 @@ def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, 
     return s.astype(dtype)[..., None]
 
 
-EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf: xp.take(
+# (``sparse`` is kept for grad_fn._saved_sparse alone: the gradient is dense either way)
+EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf, sparse=False: xp.take(
     w, _array(indices), axis=0),
-                  lambda xp, g, indices, num_weights, padding_idx, sgf: xp.apply(
+                  lambda xp, g, indices, num_weights, padding_idx, sgf, *_: xp.apply(
                       EMBEDDING_BACK, g, params=(indices, num_weights, padding_idx, sgf)),
-                  saved=("indices", "num_weights", "padding_idx", "sgf"))
-EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq")  # (torch's names)
+                  saved=("indices", "num_weights", "padding_idx", "sgf", "sparse"))
+EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq",
+                                   "sparse")  # (torch's names)
+show_saved_as(EMBEDDING, "padding_idx", lambda v: unsigned_int64(-1 if v is None else v))  # (torch's -1: none)
 EMBEDDING_BACK = defop("EmbeddingBackwardBackward0", _embedding_back_fwd, _embedding_back_grad,
                        saved=("indices", "num_weights", "padding_idx", "scale_grad_by_freq"))
 
 
-def embedding(indices: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq: bool) -> Tensor:
-    return apply(EMBEDDING, (weight,), (indices, padding_idx, weight._data.shape[0], scale_grad_by_freq))
+def embedding(indices: Tensor, weight: Tensor, padding_idx, scale_grad_by_freq: bool, sparse: bool = False) -> Tensor:
+    return apply(EMBEDDING, (weight,), (indices, padding_idx, weight._data.shape[0], scale_grad_by_freq, sparse))
 
 
 # =============================================================================== normalisation
@@ -551,7 +555,8 @@ def batch_norm(input: Tensor, weight: Tensor, bias: Tensor, running_mean, runnin
     return apply(BATCH_NORM, (input, weight, bias), (running_mean, running_var, training, eps))
 
 
-def _ln_fwd(xp, x, w, b, n_norm, eps):
+def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, bias_shown=None):
+    # (the last three are kept for grad_fn._saved_<name> alone: torch's values, its None for "not given")
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     xmu = x - mean
@@ -567,7 +572,7 @@ def _ln_parts(xp, x, n_norm, eps, result1, result2):
     return axes, xmu * invstd, invstd
 
 
-def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
@@ -577,7 +582,7 @@ def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2):
             - xhat * xp.mean(gw * xhat, axis=axes, keepdims=True)) * invstd
 
 
-def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2):
+def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
@@ -595,13 +600,20 @@ def _ln_grad_bias(xp, grads, self, weight, n_norm, *_):
 
 
 LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_grad_weight, _ln_grad_bias),
-                   saved=("self", "input1", "n_norm", "eps", "result1", "result2"), n_in=3, n_out=3,
-                   diff_outputs=(True, False, False))
-LAYER_NORM.node_cls._saved_names = ("input", "weight", "normalized_shape", "eps", "mean", "rstd")
+                   saved=("self", "input1", "n_norm", "eps", "result1", "result2", "normalized_shape",
+                          "weight_shown", "bias_shown"), n_in=3, n_out=3, diff_outputs=(True, False, False))
+# torch's: result1 the mean, result2 the inverse std (leafgrad's formulas keep the variance), weight and
+# bias None when not given (the formulas get ones / zeros), normalized_shape the dims' sizes; no eps
+show_saved(LAYER_NORM, ("input", "weight_used", "n_norm", "eps", "result1", "var", "normalized_shape", "weight",
+                        "bias"), hide=("weight_used", "n_norm", "eps", "var"),
+           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt()})
 
 
-def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float) -> Tensor:
-    return apply(LAYER_NORM, (input, weight, bias), (n_norm, eps))[0]
+def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float, normalized_shape: tuple = None,
+               weight_shown: Tensor | None = None, bias_shown: Tensor | None = None) -> Tensor:
+    """``weight`` and ``bias`` are what the formulas use (ones / zeros when not given); the ``_shown``
+    ones and ``normalized_shape`` are the node's saved values as torch shows them."""
+    return apply(LAYER_NORM, (input, weight, bias), (n_norm, eps, normalized_shape, weight_shown, bias_shown))[0]
 
 
 # =============================================================================== activations

@@ -164,6 +164,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
 
 # ----------------------------------------------------------------------------- std_mean, var_mean
 def _var_mean_fwd(xp, a, dims, correction, keepdim):
+    correction = 1 if correction is None else correction  # (None: not given, saved as torch shows it)
     return xp.asarray(R._var_fwd(xp, a, dims, correction, keepdim)), xp.asarray(a.mean(axis=dims, keepdims=keepdim))
 
 
@@ -179,6 +180,7 @@ def _mean_part(xp, g, self, dims, keepdim):
 
 def _var_mean_grad(xp, g, self, dims, correction, keepdim):
     g = _pad(g, 2)
+    correction = 1 if correction is None else correction
     out = None if g[0] is None else R._var_grad(xp, g[0], self, dims, correction, keepdim)
     if g[1] is not None:
         part = _mean_part(xp, g[1], self, dims, keepdim)
@@ -188,6 +190,7 @@ def _var_mean_grad(xp, g, self, dims, correction, keepdim):
 
 def _std_mean_grad(xp, g, self, dims, correction, keepdim, result0):
     g = _pad(g, 2)
+    correction = 1 if correction is None else correction
     out = None if g[0] is None else R._std_grad(xp, g[0], self, dims, correction, keepdim, result0)
     if g[1] is not None:
         part = _mean_part(xp, g[1], self, dims, keepdim)
@@ -211,7 +214,9 @@ def _moments(op, name: str, input: Tensor, dim, unbiased, keepdim, correction):
     dims = R.normalize_dims(dim, input._data.ndim)
     c = R._correction(unbiased, correction)
     R._warn_no_dof(name, input, dims, c)
-    return tuple(apply(op, (input,), (dims, c, bool(keepdim))))
+    # torch's overload for a call with no dim, unbiased or correction saves correction as None (its default)
+    shown = None if dim is None and unbiased is None and correction is None else c
+    return tuple(apply(op, (input,), (dims, shown, bool(keepdim))))
 
 
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:

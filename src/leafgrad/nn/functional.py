@@ -311,7 +311,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, idx, max_norm, norm_type)
-    return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq))
+    return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq), bool(sparse))
 
 
 def _legacy(t: Tensor) -> str:
@@ -442,12 +442,17 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
     dt = input._data.dtype
     w = weight if weight is not None else _const(np.ones(shape, dtype=dt))
     b = bias if bias is not None else _const(np.zeros(shape, dtype=dt))
-    return O.layer_norm(input, w, b, n, eps)
+    return O.layer_norm(input, w, b, n, eps, shape, weight, bias)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
-    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    # torch writes through div's out=, so div's rules apply (refused under autograd, out's dtype kept)
+    import leafgrad
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return leafgrad.div(input, denom, out=out)
 
 
 # =============================================================================== activations
@@ -589,6 +594,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     _warn_target_size(input, target)
     reduction = _reduction(reduction)
     a, b = _broadcast_pair(input, target)
+    if not float(delta) > 0:  # (torch's kernel checks this after broadcasting; nan fails it too)
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta. Got delta={delta}: "
+                           "pass a delta > 0 (the point where the loss turns from quadratic to linear).")
     if weight is not None:
         return _weighted(_loss_op(O.HUBER_LOSS, a, b, ("none", float(delta))), weight, input, reduction)
     return _loss_op(O.HUBER_LOSS, a, b, (reduction, float(delta)))
