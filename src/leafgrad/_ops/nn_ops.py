@@ -262,7 +262,7 @@ def max_and_index(xp, views, base, shifts):
     idx[...] = base + shifts[-1]
     for k in range(len(views) - 2, -1, -1):  # backwards, so the first offset holding the max wins
         xp.copyto(idx, base + shifts[k], where=views[k] == out)
-
+    if out.dtype.kind in "fV" and xp.isnan(out).any():  # torch's scan keeps the last NaN it meets
         for k in range(len(views)):
             xp.copyto(idx, base + shifts[k], where=xp.isnan(views[k]))
     return out, idx
