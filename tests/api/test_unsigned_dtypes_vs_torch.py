@@ -196,3 +196,25 @@ def test_promotion_refusal_leaves_no_state_changed():
     with raises_exactly(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
         x.add_(lg.tensor([1, 1]))
     assert x.tolist() == [1, 2] and x.dtype is lg.uint32
+
+
+MORE_REFUSED = {
+    "flip": lambda m, n: _x(m, n).flip(0),
+    "clamp": lambda m, n: _x(m, n).clamp(0, 2),
+    "clamp_min": lambda m, n: _x(m, n).clamp(min=1),
+    "clamp_max": lambda m, n: _x(m, n).clamp(max=2),
+    "uint64_negative": lambda m, n: m.tensor([-1], dtype=m.uint64),
+    "uint64_float": lambda m, n: m.tensor(1.5, dtype=m.uint64),
+    "uint64_too_big": lambda m, n: m.tensor([[1], [2 ** 64]], dtype=m.uint64),
+}
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+@pytest.mark.parametrize("case", sorted(MORE_REFUSED))
+def test_more_refusals(case, name):
+    assert same(torch, lambda m: MORE_REFUSED[case](m, name))[0] == "raise"
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+def test_clamp_to_a_float_bound_computes_in_float(name):
+    same(torch, lambda m: _x(m, name).clamp(0, 1.5))

@@ -672,6 +672,10 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
             out = minimum(out, max if isinstance(max, Tensor) else _scalar_tensor(max, input.dtype))
         return out
     dt = D.result_type(*(v for v in (input, min, max) if v is not None))  # (int64 with 0.5: float32, as torch)
+    if dt in D._UNSIGNED_WIDE:  # (uint16/32/64: torch has no clamp kernel, see unsigned.py)
+        from .unsigned import refuse_unsigned
+        refuse_unsigned(dt, "clamp_scalar_cpu" if min is not None and max is not None else
+                        "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
     return apply(CLAMP, (input,), (min, max), cast=None if dt is input.dtype else dt.np)
 
 
