@@ -16,3 +16,12 @@ def refuse_unsigned(dtype: D.dtype, kernel: str) -> None:
     if dtype in D._UNSIGNED_WIDE:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(dtype)}\': torch has no '
                                   f"CPU kernel for {dtype} here; convert first, e.g. x.to(torch.int64)")
+
+
+_SHELL_NP = frozenset(d.np for d in D._UNSIGNED_WIDE)
+
+
+def refuse_unsigned_array(np_dtype, kernel: str) -> None:
+    """:func:`refuse_unsigned` for a forward that sees arrays (its NumPy dtype), on integer branches only."""
+    if np_dtype in _SHELL_NP:
+        refuse_unsigned(D._FROM_NP[np_dtype], kernel)
