@@ -17,7 +17,7 @@ __leafgrad_version__ = "0.1.0"
 from . import _dtype
 from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,  # noqa: A004
                      float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,  # noqa: A004
-                     promote_types, result_type as _result_type_impl, set_default_dtype, short, uint8, can_cast,
+                     promote_types, result_type as _result_type_impl, set_default_dtype, short, uint8, uint16, uint32, uint64, can_cast,
                      finfo, iinfo)
 from ._backend import device, get_default_device, set_default_device
 from ._tensor import Size, Tensor

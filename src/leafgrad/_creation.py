@@ -192,7 +192,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         raise TypeError("new(): invalid data type 'str'")
     try:
         d = _dt(dtype, _infer_dtype(data))
-        arr = np.array(_to_array(data), dtype=d.np, copy=True)
+        if d is D.uint64:  # (the whole unsigned range, and torch's checks: _uint64_data.py)
+            from ._uint64_data import uint64_array
+            arr = uint64_array(data)
+        else:
+            arr = np.array(_to_array(data), dtype=d.np, copy=True)
     except (ValueError, TypeError):
         _diagnose_sequence(data)  # torch's error for the nesting NumPy refused
         raise
@@ -327,6 +331,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     d = _dt(dtype, _infer_dtype(vals))
+    if d in D._UNSIGNED_WIDE:
+        from ._ops.unsigned import refuse_unsigned
+        refuse_unsigned(d, "arange_cpu")
     n = max(0, math.ceil((end - start) / step))
     if d.is_floating_point and d.itemsize >= 4:
         make = lambda: _ranges.arange_values(start, step, n, d.np)  # noqa: E731  (torch's float values, bit for bit)

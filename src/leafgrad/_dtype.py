@@ -13,7 +13,7 @@ import numpy as np
 __all__ = [
     "dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
     "complex64", "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short",
-    "int32", "int", "int64", "long", "bool", "get_default_dtype", "set_default_dtype",
+    "int32", "int", "int64", "long", "uint16", "uint32", "uint64", "bool", "get_default_dtype", "set_default_dtype",
     "result_type", "promote_types", "can_cast", "finfo", "iinfo",
 ]
 
@@ -80,22 +80,30 @@ int16 = short = dtype("int16", np.int16, 1)
 int32 = int = dtype("int32", np.int32, 1)  # noqa: A001
 int64 = long = dtype("int64", np.int64, 1)
 bool = dtype("bool", np.bool_, 0)  # noqa: A001
+# torch's "shell" unsigned dtypes: storage, casts and a few kernels only, and no promotion with other
+# integer dtypes (see promote_types); ops torch has no kernel for refuse them (see _ops/unsigned.py)
+uint16 = dtype("uint16", np.uint16, 1)
+uint32 = dtype("uint32", np.uint32, 1)
+uint64 = dtype("uint64", np.uint64, 1)
+_UNSIGNED_WIDE = frozenset((uint16, uint32, uint64))
 
-_ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool)
+_ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool,
+        uint16, uint32, uint64)
 _FROM_NP = {d.np: d for d in _ALL}
-_FROM_NP.update({np.dtype(np.uint16): int32, np.dtype(np.uint32): int64, np.dtype(np.uint64): int64})
 _NAMES = {d.name: d for d in _ALL + (bfloat16,)}
 
 #: torch's scalar-type names, the words its messages use for dtypes ("Float" for float32)
 SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-                     "complex128": "ComplexDouble", "bfloat16": "BFloat16"}
+                     "complex128": "ComplexDouble", "bfloat16": "BFloat16", "uint16": "UInt16",
+                     "uint32": "UInt32", "uint64": "UInt64"}
 
 
 #: the C++ type names some of torch's messages use for dtypes ("mask with dtype float", "dtype 'double'")
 CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-             "bfloat16": "c10::BFloat16"}
+             "bfloat16": "c10::BFloat16", "uint16": "unsigned short",
+             "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
 def scalar_type_name(dt) -> str:
@@ -114,7 +122,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
     except KeyError:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+            "uint16, uint8, and bool."
         ) from None
 
 
@@ -164,10 +173,22 @@ _ORDER = {bool: 0, uint8: 1, int8: 2, int16: 3, int32: 4, int64: 5, float16: 6, 
           float32: 7, float64: 8, complex64: 9, complex128: 10}
 
 
+def _promote_unsigned_wide(a: dtype, b: dtype) -> dtype:
+    """torch promotes uint16/32/64 only with themselves and with real floating dtypes (which win)."""
+    for fl, other in ((a, b), (b, a)):
+        if fl._kind == 2 and other in _UNSIGNED_WIDE:
+            return fl
+    raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                       f"{scalar_type_name(a)} and {scalar_type_name(b)}: cast one operand first, e.g. "
+                       f"x.to(torch.int64)")
+
+
 def promote_types(a: dtype, b: dtype) -> dtype:
     """torch.promote_types: the smallest dtype both fit in (uint8 + int8 -> int16 as torch)."""
     if a is b:
         return a
+    if a in _UNSIGNED_WIDE or b in _UNSIGNED_WIDE:
+        return _promote_unsigned_wide(a, b)
     if {a, b} == {uint8, int8}:
         return int16
     if {a, b} == {float64, complex64}:

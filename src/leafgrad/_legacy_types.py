@@ -134,8 +134,9 @@ def type_(t: Tensor, dtype=None, non_blocking: bool = False, **kwargs):
     """Tensor.type: the legacy name with no argument, else a cast (to a type, its name, or a dtype)."""
     if dtype is None:
         dtype = kwargs.pop("dst_type", None)
-        if dtype is None:
-            return tensor_type(t.dtype)._torch_name
+        if dtype is None:  # (uint16/32/64 have a name but, as in torch, no legacy class)
+            legacy = _BY_DTYPE.get(t.dtype)
+            return legacy._torch_name if legacy is not None else f"torch.{D.scalar_type_name(t.dtype)}Tensor"
     if isinstance(dtype, str):
         target = _BY_STRING.get(dtype)
         if target is None:

@@ -14,6 +14,7 @@ from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
+from .unsigned import refuse_unsigned, refuse_unsigned_array
 
 _make = Tensor._make
 
@@ -503,6 +504,7 @@ def _div_rounded_fwd(xp, a, b, rounding_mode):
     if rounding_mode is None:
         return a / b
     if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
+        refuse_unsigned_array(a.dtype, f"div_{rounding_mode}_cpu")
         _check_int_divisor(xp, a, b, "division")
         q = xp.floor_divide(a, b)
         if rounding_mode == "trunc":  # floor rounds down; toward zero differs where the exact quotient is negative
@@ -551,7 +553,11 @@ def _mod_fwd(ufunc_name: str):
     """Forward of remainder (Python's sign rule: the divisor's) or fmod (C's: the dividend's).
 
     An integer divisor of zero raises, as torch does; a float one gives nan without a warning."""
+    kernel = "remainder_cpu" if ufunc_name == "mod" else "fmod_cpu"
+
     def fwd(xp, a, b):
+        if a.dtype.kind == "u":
+            refuse_unsigned_array(a.dtype, kernel)
         _check_int_divisor(xp, a, b, "remainder")
         with np.errstate(divide="ignore", invalid="ignore"):
             return getattr(xp, ufunc_name)(a, b)
@@ -672,6 +678,9 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
             out = minimum(out, max if isinstance(max, Tensor) else _scalar_tensor(max, input.dtype))
         return out
     dt = D.result_type(*(v for v in (input, min, max) if v is not None))  # (int64 with 0.5: float32, as torch)
+    if dt in D._UNSIGNED_WIDE:  # (uint16/32/64: torch has no clamp kernel, see unsigned.py)
+        refuse_unsigned(dt, "clamp_scalar_cpu" if min is not None and max is not None else
+                        "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
     return apply(CLAMP, (input,), (min, max), cast=None if dt is input.dtype else dt.np)
 
 
@@ -833,10 +842,13 @@ def logical_not(input: Tensor) -> Tensor:
     return _make(np.asarray(np.logical_not(input._data)))
 
 
-def _bitwise(npfn, kernel: str):
-    """A bitwise op on bool/integer tensors and numbers; a float operand is torch's NotImplementedError."""
+def _bitwise(npfn, kernel: str, shifts: bool = False):
+    """A bitwise op on bool/integer tensors and numbers; a float operand is torch's NotImplementedError
+    (and, for the shifts, a uint16/32/64 one: see unsigned.py)."""
     def op(input, other) -> Tensor:
         for t in (input, other):
+            if shifts and isinstance(t, Tensor):
+                refuse_unsigned(t.dtype, kernel)
             if (isinstance(t, Tensor) and t.dtype._kind > 1) or isinstance(t, (float, complex)):
                 name = D.scalar_type_name(t.dtype) if isinstance(t, Tensor) else type(t).__name__.capitalize()
                 raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
@@ -854,8 +866,8 @@ def _bitwise(npfn, kernel: str):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and_cpu")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or_cpu")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor_cpu")
-bitwise_left_shift = _bitwise(np.left_shift, "lshift_cpu")
-bitwise_right_shift = _bitwise(np.right_shift, "rshift_cpu")
+bitwise_left_shift = _bitwise(np.left_shift, "lshift_cpu", shifts=True)
+bitwise_right_shift = _bitwise(np.right_shift, "rshift_cpu", shifts=True)
 
 
 def bitwise_not(input: Tensor) -> Tensor:

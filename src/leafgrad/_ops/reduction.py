@@ -12,6 +12,7 @@ from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -101,6 +102,8 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
 def _prod(a, axis, keepdims: bool):
     if a.dtype.kind == "V":  # (torch rounds each partial product: see _bfloat16.prod_sequential)
         return prod_sequential(a, axis, keepdims)
+    if a.dtype.kind == "u":  # (NumPy multiplies unsigned ints in uint64; torch in int64, wrapping)
+        a = a.astype(np.int64)
     return a.prod() if axis is None else a.prod(axis=axis, keepdims=keepdims)
 
 
@@ -397,6 +400,7 @@ def _max_min(input: Tensor, dim, keepdim, other, which: str):
     if isinstance(dim, Tensor):
         from .pointwise import maximum, minimum
         return (maximum if which == "max" else minimum)(input, dim)
+    refuse_unsigned(input.dtype, f"{which}_all" if dim is None else f"{which}_cpu")
     if dim is None:
         _check_nonempty(input, which, None)
         return apply(MAX_ALL if which == "max" else MIN_ALL, (input,))
@@ -418,6 +422,7 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 
 @numpy_kwargs
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    refuse_unsigned(input.dtype, "max_values_cpu")
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amax", dims)
     return apply(AMAX, (input,), (dims, keepdim))
@@ -425,6 +430,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 @numpy_kwargs
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
+    refuse_unsigned(input.dtype, "min_values_cpu")
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amin", dims)
     return apply(AMIN, (input,), (dims, keepdim))
@@ -529,6 +535,7 @@ def _implicit_dim(input: Tensor, dim) -> int:
 
 def _arg_extreme(input: Tensor, dim, keepdim: bool, which: str) -> Tensor:
     """argmax / argmin (``which``): int64 positions, with torch's errors for empty input."""
+    refuse_unsigned(input.dtype, f"{which}_cpu")
     a = input._data
     if dim is None:
         _check_nonempty(input, which, None)

@@ -6,10 +6,10 @@ safetensors' codes (``F32``). Each maps here to a *file dtype*: how the bytes ar
 (a little-endian NumPy dtype) and which leafgrad dtype the values arrive as.
 
 bfloat16 is stored as ml_dtypes' bfloat16 (``_bfloat16.py``), byte for byte as in the file.
-leafgrad has no float8, complex32 or uint16/32/64 storage (its dtype label comes from the NumPy
+uint16/32/64 load as leafgrad's dtypes of those names (and save as torch's, which also loads them
+as such). leafgrad has no float8 or complex32 storage (its dtype label comes from the NumPy
 array), so those are decoded to the smallest leafgrad dtype that holds every value exactly:
-float8 and complex32 widen to float32/complex64 (and bfloat16 to float32 without ml_dtypes); uint16 and uint32 widen to int32 and
-int64; uint64 loads as int64 when every value fits and is refused otherwise.
+float8 and complex32 widen to float32/complex64 (and bfloat16 to float32 without ml_dtypes).
 """
 from __future__ import annotations
 
@@ -72,9 +72,9 @@ _TABLE = [
     FileDtype("int32", "IntStorage", "I32", "<i4", D.int32),
     FileDtype("int64", "LongStorage", "I64", "<i8", D.int64),
     FileDtype("bool", "BoolStorage", "BOOL", "u1", D.bool),
-    FileDtype("uint16", None, "U16", "<u2", D.int32),
-    FileDtype("uint32", None, "U32", "<u4", D.int64),
-    FileDtype("uint64", None, "U64", "<u8", D.int64),
+    FileDtype("uint16", None, "U16", "<u2", D.uint16),
+    FileDtype("uint32", None, "U32", "<u4", D.uint32),
+    FileDtype("uint64", None, "U64", "<u8", D.uint64),
     FileDtype("float8_e4m3fn", None, "F8_E4M3", "u1", D.float32),
     FileDtype("float8_e5m2", None, "F8_E5M2", "u1", D.float32),
     FileDtype("float8_e4m3fnuz", None, None, "u1", D.float32),
@@ -91,7 +91,8 @@ BY_ST_CODE = {d.st_code: d for d in _TABLE if d.st_code}
 UNTYPED = FileDtype("uint8", "UntypedStorage", None, "u1", D.uint8)
 #: leafgrad dtype -> the FileDtype it is saved as (always its own type: nothing is lost on save)
 FOR_SAVING = {BY_TORCH_NAME[n].target: BY_TORCH_NAME[n] for n in (
-    "float32", "float64", "float16", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64", "bool")}
+    "float32", "float64", "float16", "complex64", "complex128", "uint8", "int8", "int16", "int32", "int64", "bool",
+    "uint16", "uint32", "uint64")}
 if _bf.available():
     FOR_SAVING[D.bfloat16] = BY_TORCH_NAME["bfloat16"]
 
@@ -141,7 +142,7 @@ def _half_to_float(bits: np.ndarray) -> np.ndarray:
 def decode(raw: np.ndarray, fd: FileDtype, what: str) -> np.ndarray:
     """Turn a 1-d array of ``fd.raw`` elements into a writable array of ``fd.target``'s NumPy dtype.
 
-    ``what`` names the tensor for the one error this can raise (a uint64 value beyond int64).
+    ``what`` names the tensor (kept for callers' messages; no stored dtype is refused here today).
     """
     name = fd.torch_name
     if name == "bfloat16":
@@ -155,9 +156,4 @@ def decode(raw: np.ndarray, fd: FileDtype, what: str) -> np.ndarray:
         return out
     if name.startswith("float8"):
         return _lut(name)[raw]
-    if name == "uint64" and raw.size and int(raw.max()) > np.iinfo(np.int64).max:
-        raise RuntimeError(f"{what} has dtype torch.uint64 and holds values above 2**63 - 1; leafgrad has no "
-                           "uint64 dtype and loads unsigned 64-bit data as int64 only when every value fits. "
-                           "Convert it in PyTorch first (e.g. t.to(torch.float64) or t.to(torch.int64) after "
-                           "checking the range).")
     return raw.astype(fd.target.np)  # native byte order, a fresh writable copy

@@ -61,7 +61,8 @@ class StorageOut:
 
     @property
     def numel(self) -> int:
-        return int(self.block.size)
+        """Elements of a typed storage; bytes of an untyped one (uint16/32/64 have no typed storage class)."""
+        return int(self.block.size if self.fd.storage_name else self.block.nbytes)
 
     def data(self) -> memoryview:
         """The block's bytes, little-endian, without a copy when the machine is little-endian."""
@@ -122,7 +123,9 @@ class Pickler(pickle._Pickler):
 
     def persistent_id(self, obj: Any):
         if type(obj) is StorageOut:
-            pid = ("storage", torch_global("torch", obj.fd.storage_name), obj.key, "cpu", obj.numel)
+            kind = torch_global("torch", obj.fd.storage_name) if obj.fd.storage_name else \
+                torch_global("torch.storage", "UntypedStorage")  # (torch's way for dtypes without one)
+            pid = ("storage", kind, obj.key, "cpu", obj.numel)
             return pid + (None,) if self.legacy else pid
         return None
 
@@ -136,6 +139,9 @@ class Pickler(pickle._Pickler):
         storage, offset, stride = self.storage_for(np.asarray(t._data))
         args = (storage, offset, tuple(t._data.shape), stride, bool(t.requires_grad), OrderedDict())
         v2 = torch_global("torch._utils", "_rebuild_tensor_v2")
+        if not storage.fd.storage_name:  # an untyped storage: v3 names the dtype (torch.uint16, ...) last
+            args, v2 = args + (torch_global("torch", storage.fd.torch_name),), \
+                torch_global("torch._utils", "_rebuild_tensor_v3")
         cls, state = type(t), dict(t.__dict__)
         if cls is Tensor and not state:
             return v2, args
