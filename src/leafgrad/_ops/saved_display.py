@@ -14,11 +14,6 @@ from typing import Callable
 from .registry import OpDef, _saved_value
 
 
-def saved_index(op: OpDef, name: str) -> int:
-    """The position of the saved value named ``name`` in ``op``'s node (its ``_saved_names``)."""
-    return op.node_cls._saved_names.index(name)
-
-
 def show_saved(op: OpDef, names: tuple, *, hide: tuple = (), shown: dict[str, Callable] | None = None) -> None:
     """Name ``op``'s saved values ``names`` (one per saved value, in order), then drop the properties of
     the ``hide`` names (values kept for a formula or for another property, which torch does not show)

@@ -53,8 +53,8 @@ class _BFloat16File(FileDtype):
 
     @property
     def raw(self):  # type: ignore[override]
-        bf = D.bfloat16.np if _bf.available() else None
-        return bf if bf is not None and bf != np.float32 else np.dtype("<u2")
+        bf = D.bfloat16.np  # (float32 where ml_dtypes is missing: then the raw words are read)
+        return bf if bf != np.float32 else np.dtype("<u2")
 
 
 _TABLE = [
