@@ -83,7 +83,7 @@ def node_site():
 
     The walk skips leafgrad's own frames; what it learns is cached per code object and
     instruction offset, so the usual cost is two dict lookups per frame and no new object.
-    Its callers (``_ops.registry._record`` and ``apply_scalar``) are always called by another
+    Its callers (``_ops.registry.apply_simple`` and ``_record``) are always called by another
     leafgrad function, so the walk starts three frames up; ``node_site_at`` takes the depth.
     """
     if not _ENABLED[0]:

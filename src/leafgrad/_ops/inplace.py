@@ -271,7 +271,7 @@ def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original) -> 
     from .registry import _finish_saves
     pre = _pre_image(self, original)
     inputs = (pre,) + others
-    node = _record(op, inputs, params, (self,))
+    node = _record(op, inputs)
     self._grad_fn = node
     self._requires_grad = True
     self._output_nr = 0
@@ -324,7 +324,7 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     pre = _make(original if original is not None else view._data)
     pre._requires_grad = True
     inputs = (pre,) + others
-    fn = _record(op, inputs, params, (view,))
+    fn = _record(op, inputs)
     _finish_saves(op, fn, inputs, (view,), params)
     cs = object.__new__(CopySlices)
     cs._seq = next_sequence_nr()

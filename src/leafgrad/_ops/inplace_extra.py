@@ -252,7 +252,7 @@ def restride(self: Tensor, op, params: tuple, name: str) -> Tensor:
         self._requires_grad or self._grad_fn is not None or (self._base is not None and self._base._requires_grad))
     if needs:
         pre = IP._pre_image(self, None)
-        node = _record(op, (pre,), params, (self,))
+        node = _record(op, (pre,))
         self._data = new
         self._grad_fn = node
         self._requires_grad = True

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .registry import apply, apply_binary, defop
+from .registry import apply, apply_simple, defop
 from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
 # The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
@@ -191,7 +191,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 2:  # mm, whose rank and dtype checks were just made
         if input._data.shape[1] != other._data.shape[0]:
             _check_mm_shapes(input, other)  # (raises)
-        return apply_binary(MM, input, other)
+        return apply_simple(MM, input, other)
     if da >= 3 and db <= 2:
         # fold the batch into the rows: one BLAS call
         lead = input._data.shape[:-1]

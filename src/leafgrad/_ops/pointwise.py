@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
 from .._tensor import TENSOR_TYPES, Tensor
-from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
+from .registry import apply, apply_simple, defop
 from .unsigned import refuse_unsigned, refuse_unsigned_array
 
 _make = Tensor._make
@@ -294,7 +294,7 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     if sk is not None and out_dtype is None and a.__class__ in TENSOR_TYPES:
         ad = a._data.dtype
         if (ad.kind, sk) in _KEEPS_DTYPE:
-            return apply_scalar(op, a, b, params)
+            return apply_simple(op, a, b, params)
     ta = isinstance(a, Tensor)
     tb = isinstance(b, Tensor)
     if ta and tb:
@@ -353,16 +353,16 @@ def unary_float(op, a: Tensor, params: tuple = ()) -> Tensor:
     if not isinstance(a, Tensor):
         raise TypeError(f"expected a Tensor, got {type(a).__name__}")
     if a._data.dtype.kind in "fcV":
-        return apply_unary(op, a, params)
+        return apply_simple(op, a, None, params)
     return apply(op, (a,), params, cast=D.get_default_dtype().np)
 
 
 def unary_float_op(op, name: str):
     """The public function of a unary float op (``exp``, ``tanh``, ...): a float tensor goes
-    straight to ``apply_unary`` (one call less per op), anything else through ``unary_float``."""
+    straight to ``apply_simple`` (one call less per op), anything else through ``unary_float``."""
     def fn(input: Tensor) -> Tensor:
         if input.__class__ in TENSOR_TYPES and input._data.dtype.kind in "fcV":
-            return apply_unary(op, input)
+            return apply_simple(op, input)
         return unary_float(op, input)
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -378,11 +378,11 @@ def binary_method(op, reverse: bool = False):
     def method(self, other):
         if other.__class__ in TENSOR_TYPES:
             if other._data.dtype == self._data.dtype:  # (binary's same-dtype case, one call less)
-                return apply_binary(op, self, other, _NO_PARAMS)
+                return apply_simple(op, self, other, _NO_PARAMS)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
             if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-                return apply_scalar(op, self, other, _NO_PARAMS)
+                return apply_simple(op, self, other, _NO_PARAMS)
         return binary(op, self, other)
     return method
 
@@ -395,11 +395,11 @@ def binary_alpha_method(op):
     def method(self, other):
         if other.__class__ in TENSOR_TYPES:
             if other._data.dtype == self._data.dtype:
-                return apply_binary(op, self, other, _ALPHA_1)
+                return apply_simple(op, self, other, _ALPHA_1)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
             if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-                return apply_scalar(op, self, other, _ALPHA_1)
+                return apply_simple(op, self, other, _ALPHA_1)
         return binary(op, self, other, _ALPHA_1)
     return method
 
@@ -437,7 +437,7 @@ def sub(input, other, *, alpha=1) -> Tensor:
     if sk is not None and sk != "b" and input.__class__ in TENSOR_TYPES:  # (no bool anywhere: nothing to refuse)
         kind = input._data.dtype.kind
         if kind != "b" and (kind, sk) in _KEEPS_DTYPE:
-            return apply_scalar(SUB, input, other, (alpha,))
+            return apply_simple(SUB, input, other, (alpha,))
     _check_bool_sub(input, other)
     if alpha.__class__ is not int:
         check_alpha(input, other, alpha)
@@ -477,12 +477,12 @@ def div(input, other, *, rounding_mode=_UNSET) -> Tensor:
         rounding_mode = None
     if rounding_mode is None and other.__class__ in _PY_SCALAR_KIND and input.__class__ in TENSOR_TYPES \
             and input._data.dtype.kind in "fcV":
-        return apply_scalar(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
+        return apply_simple(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
     if rounding_mode is None:
         if input.__class__ in TENSOR_TYPES and other.__class__ in TENSOR_TYPES:
             ad = input._data.dtype
             if ad == other._data.dtype and ad.kind in "fcV":
-                return apply_binary(DIV, input, other)
+                return apply_simple(DIV, input, other)
         dt = D.result_type(input, other)
         if not (dt.is_floating_point or dt.is_complex):
             return binary(DIV, input, other, out_dtype=D.get_default_dtype())
@@ -647,11 +647,11 @@ erf = unary_float_op(ERF, "erf")
 
 
 def relu(input: Tensor) -> Tensor:
-    return apply_unary(RELU, input)
+    return apply_simple(RELU, input)
 
 
 def abs(input: Tensor) -> Tensor:
-    return apply_unary(ABS, input)
+    return apply_simple(ABS, input)
 
 
 absolute = abs

@@ -23,7 +23,7 @@ from .._backend import _BY_ARRAY_TYPE
 from .._tensor import TENSOR_TYPES, Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import (_PY_SCALAR_KIND, RSQRT, _WRAP_IT, _erf, _no_derivative, _require_tensors, _tensors_only,
-                        apply_unary, binary, unary_float, unary_float_op)
+                        apply_simple, binary, unary_float, unary_float_op)
 from .registry import apply, defop
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan2", "arctanh", "asin", "asinh",
@@ -280,7 +280,7 @@ def _own_dtype_op(op, name: str):
     """The public function of an op computed in the input's own dtype: an integer sgn stays an
     integer, and frac's forward refuses one itself (so no promotion step, unlike unary_float_op)."""
     def fn(input: Tensor) -> Tensor:
-        return apply_unary(op, input)
+        return apply_simple(op, input)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -316,7 +316,7 @@ def nan_to_num(input: Tensor, nan=0.0, posinf=None, neginf=None) -> Tensor:
     if input.requires_grad and input.dtype.is_complex and _STATE.grad:  # (torch's nan_to_num_ does record one)
         raise RuntimeError("nan_to_num does not support automatic differentiation for outputs with complex dtype. "
                            "Apply it to the real and imaginary parts (x.real, x.imag) separately.")
-    return apply_unary(NAN_TO_NUM, input, (nan, posinf, neginf))
+    return apply_simple(NAN_TO_NUM, input, None, (nan, posinf, neginf))
 
 
 # ----------------------------------------------------------------------------- two-argument functions

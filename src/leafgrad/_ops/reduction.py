@@ -10,7 +10,7 @@ from .. import return_types
 from .._bfloat16 import prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
-from .registry import apply, apply_unary, defop, show_saved_as
+from .registry import apply, apply_simple, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
 from .unsigned import refuse_unsigned
 
@@ -331,7 +331,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
     dims = normalize_dims(dim, input._data.ndim)
     npd = _sum_dtype(input, dtype)
     if dims is None and not keepdim:
-        return apply_unary(SUM, input, (npd,))
+        return apply_simple(SUM, input, None, (npd,))
     return apply(SUM_DIM, (input,), (dims, keepdim, npd))
 
 

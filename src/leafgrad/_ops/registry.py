@@ -23,7 +23,7 @@ from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from .xp import TENSORS, array_namespace
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
-__all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_binary", "apply_scalar", "apply_unary", "edge_of",
+__all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of",
            "show_saved_as", "unsigned_int64"]
 
 _new = object.__new__
@@ -306,7 +306,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
-                 "plain1", "plain2")
+                 "simple")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -374,9 +374,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.view = view
     op.diff_out = tuple(diff_outputs) if diff_outputs is not None else None
     op.variadic = variadic
-    # the ops ``apply`` hands to its lean forms: one or two tensors in, one out, not a view
-    op.plain1 = n_in == 1 and n_out == 1 and not view and not variadic
-    op.plain2 = n_in == 2 and n_out == 1 and not view and not variadic
+    # the ops ``apply`` hands to its fast case, ``apply_simple``: one or two inputs, one output, not a view
+    op.simple = n_in <= 2 and n_out == 1 and not view and not variadic
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
@@ -433,7 +432,7 @@ def _resolve_saved(op: OpDef) -> tuple:
 
 
 def _saves_only_the_number(saved: tuple) -> bool:
-    """Does ``apply_scalar`` save exactly ``(None, number)``? It does when ``self`` is read only
+    """Does ``tensor (op) number`` save exactly ``(None, number)``? It does when ``self`` is read only
     by the number's formula and ``other`` by the tensor's: only the tensor (input 0) has an edge."""
     if len(saved) != 2 or saved[0][:2] != (0, 0) or saved[1][:2] != (0, 1):
         return False
@@ -478,12 +477,14 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
 
     ``cast`` (a NumPy dtype) converts inputs of another dtype first: torch's type
     promotion is decided by the caller, the engine casts gradients back.
+
+    Most ops (one output, not a view, one or two inputs) take :func:`apply_simple`; this
+    general path adds what the others need: any number of inputs, a list input
+    (``cat``), several outputs, views of the input, and the cast. Both paths record
+    through the same :func:`_record`, :func:`_finish_saves` and :func:`_untracked`.
     """
-    if cast is None:
-        if op.plain1:
-            return apply_unary(op, inputs[0], params)
-        if op.plain2:
-            return apply_binary(op, inputs[0], inputs[1], params)
+    if op.simple and cast is None:
+        return apply_simple(op, inputs[0], inputs[1] if op.n_in == 2 else None, params)
     needs = False
     grad_on = _STATE.grad
     if grad_on:
@@ -492,26 +493,13 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
                 _sync_view(t)
             if t._requires_grad:
                 needs = True
-    n_in = len(inputs)
-    if n_in == 2:  # (the common cases, without a comprehension's frame)
-        arrays = (inputs[0]._data, inputs[1]._data)
-    elif n_in == 1:
-        arrays = (inputs[0]._data,)
-    else:
-        arrays = [t._data for t in inputs]
+    arrays = [t._data for t in inputs]
     if cast is not None:
         arrays = [a if a.dtype == cast else keep_bf16(a.astype(cast)) for a in arrays]  # (_bfloat16.py)
     first = arrays[0]
     xp = _BY_ARRAY_TYPE[first.__class__].xp
     try:
-        if op.variadic:
-            out = op.forward(xp, arrays, *params)
-        elif n_in == 2 and len(params) <= 1:  # (direct calls: see _forward1)
-            out = op.forward(xp, first, arrays[1], params[0]) if params else op.forward(xp, first, arrays[1])
-        elif n_in == 1:
-            out = _forward1(op.forward, xp, first, params)
-        else:
-            out = op.forward(xp, *arrays, *params)
+        out = op.forward(xp, arrays, *params) if op.variadic else op.forward(xp, *arrays, *params)
     except ValueError as e:
         if "broadcast" in str(e) and len(arrays) >= 2:
             from .inplace import raise_broadcast_error
@@ -519,48 +507,128 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
         raise
     except MemoryError as e:  # torch's allocator error, not NumPy's MemoryError
         raise alloc_error_from(e) from None
-    if op.n_out == 1:
-        if out.__class__ is not first.__class__:
-            out = xp.asarray(out)
-        res = _make(out)
-        if op.view:
-            _mark_view(res, inputs[0])
-        if needs:
-            if out.dtype.kind in _FLOATING:
-                node = _record(op, inputs, params, (res,))
-                res._requires_grad = True
-                res._grad_fn = node
-                _finish_saves(op, node, inputs, (res,), params)
-        elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
-            for t in inputs:
-                if t._meta is not None and t._meta.cut is not None:
-                    _propagate_cut((res,), inputs)
-                    break
-        elif not _STATE.in_backward:
-            _nograd_op(op.name, (res,), inputs)
-        return res
+    multi = op.n_out != 1  # (-1: the forward decides how many, split)
     outs = []
-    for o in out:
-        if o.__class__ is not arrays[0].__class__:
+    for o in (out if multi else (out,)):
+        if o.__class__ is not first.__class__:
             o = xp.asarray(o)
         r = _make(o)
         if op.view:
-            _mark_view(r, inputs[0], multi=True)
+            _mark_view(r, inputs[0], multi)
         outs.append(r)
     if needs:
-        node = _record(op, inputs, params, outs)
+        node = None
         for i, r in enumerate(outs):
             if (op.diff_out is None or op.diff_out[i]) and r._data.dtype.kind in _FLOATING:
+                if node is None:
+                    node = _record(op, inputs)
                 r._requires_grad = True
                 r._grad_fn = node
                 r._output_nr = i
-        _finish_saves(op, node, inputs, outs, params)
-    elif not _STATE.grad:
-        if not _STATE.in_backward:
-            _nograd_op(op.name, outs, inputs)
+        if node is not None:
+            _finish_saves(op, node, inputs, outs, params)
     else:
-        _propagate_cut(outs, inputs)
-    return tuple(outs)
+        _untracked(op, outs, inputs)
+    return tuple(outs) if multi else outs[0]
+
+
+def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
+    """The fast case of :func:`apply`: one output, not a view, and the inputs ``a`` alone (``b``
+    None: ``exp``, ``relu``, ``sum``), ``a`` and a tensor ``b`` (``a + b``, ``mm``, most nodes of a
+    backward pass under ``create_graph``) or ``a`` and a Python number ``b`` that keeps ``a``'s
+    dtype (``x * 2``).
+
+    The number is passed to NumPy as a cached 0-d array of ``a``'s dtype (NumPy's weak typing
+    of Python numbers matches torch's rule) and recorded as an input without history, so no
+    tensor is made for it. Forwards are called with their arguments spelled out, not
+    ``*args``: in CPython a star-call costs about as much as a small NumPy op.
+    """
+    st = _STATE
+    x = a._data
+    be = _BY_ARRAY_TYPE[x.__class__]
+    xp = be.xp
+    if b is None:
+        other = None
+    elif b.__class__ in TENSOR_TYPES:
+        other = b
+        y = b._data
+    else:
+        other = None
+        table = be.consts.get(x.dtype)  # (see Backend.const)
+        y = table.get(b) if table is not None else None
+        if y is None:
+            y = be.const(b, x.dtype)
+    needs = False
+    if st.grad:
+        if a._base is not None:
+            _sync_view(a)
+        needs = a._requires_grad
+        if other is not None:
+            if other._base is not None:
+                _sync_view(other)
+            needs = needs or other._requires_grad
+    try:
+        if not params:
+            out = op.forward(xp, x) if b is None else op.forward(xp, x, y)
+        elif len(params) == 1:
+            out = op.forward(xp, x, params[0]) if b is None else op.forward(xp, x, y, params[0])
+        else:
+            out = op.forward(xp, x, *params) if b is None else op.forward(xp, x, y, *params)
+    except ValueError as e:
+        if other is not None and "broadcast" in str(e):
+            from .inplace import raise_broadcast_error
+            raise_broadcast_error(x.shape, y.shape)
+        raise
+    except MemoryError as e:  # torch's allocator error, not NumPy's MemoryError
+        raise alloc_error_from(e) from None
+    if out.__class__ is not x.__class__:
+        out = xp.asarray(out)
+    res = _make(out)
+    if not needs:
+        _untracked(op, (res,), (a,) if b is None else (a, b))
+        return res
+    if out.dtype.kind not in _FLOATING:
+        return res
+    # the node: _record's work, written out for the three forms of input
+    node = _new(op.node_cls)
+    node._seq = next_sequence_nr()
+    fa = a._grad_fn  # (an input with history needs no call to _edge: the common case, inside a model)
+    ea = (fa, a._output_nr) if fa is not None else _edge(a)
+    ma = (x.shape, x.dtype)
+    if b is None:
+        node.next_functions = (ea,)
+        meta = _IN_META.get(ma)
+        node._in_meta = meta if meta is not None else _shared_meta(ma, (ma,))
+    elif other is not None:
+        fb = other._grad_fn
+        node.next_functions = (ea, (fb, other._output_nr) if fb is not None else _edge(other))
+        key = (ma, (y.shape, y.dtype))
+        meta = _IN_META.get(key)
+        node._in_meta = meta if meta is not None else _shared_meta(key, key)
+    else:  # a Python number: no edge, so its meta is never read
+        node.next_functions = (ea, _NO_EDGE)
+        key = (ma, None)
+        meta = _IN_META.get(key)
+        node._in_meta = meta if meta is not None else _shared_meta(key, (ma, _NO_META))
+    node._extra = None
+    node._site = site = _node_site()
+    if st.anomaly:
+        from ..autograd.anomaly import record_forward_trace
+        record_forward_trace(node)
+    res._requires_grad = True
+    res._grad_fn = node
+    # the saved values: _finish_saves' answer, without its loop, in the common cases
+    if op.scalar_saves_other and other is None and b is not None:  # tensor * number: the number alone
+        node._saved = (None, b)
+    elif op.saves_params and params.__class__ is tuple and _numbers_only(params):  # add's alpha
+        node._saved = params
+    elif op.saves_result and params.__class__ is tuple:  # exp, tanh, relu, softmax: the result (and numbers)
+        node._saved = (SavedTensor(res, True, site),) + params
+    elif op.saves_self and b is None:  # log, abs, ...: the input alone
+        node._saved = (SavedTensor(a, False, site),)
+    else:
+        _finish_saves(op, node, (a,) if b is None else (a, b), (res,), params)
+    return res
 
 
 def _mark_view(res: Tensor, inp: Tensor, multi: bool = False) -> None:
@@ -609,29 +677,16 @@ def _edge(t: Tensor) -> tuple:
 edge_of = _edge  # the public name (autograd.Function, CopySlices)
 
 
-def _record(op: OpDef, inputs, params, outs) -> OpNode:
+def _record(op: OpDef, inputs) -> OpNode:
+    """A new node of ``op`` with an edge to each input and the inputs' shapes and dtypes (shared
+    per combination, see ``_IN_META``), for ``apply``'s general path and the in-place ops
+    (``apply_simple`` writes the same steps out for its one or two inputs)."""
     node = _new(op.node_cls)
     node._seq = next_sequence_nr()
-    if len(inputs) == 2:
-        a, b = inputs
-        fa = a._grad_fn  # (an input with history needs no call to _edge: the common case, inside a model)
-        fb = b._grad_fn
-        node.next_functions = ((fa, a._output_nr) if fa is not None else _edge(a),
-                               (fb, b._output_nr) if fb is not None else _edge(b))
-        ma = (a._data.shape, a._data.dtype)
-        mb = (b._data.shape, b._data.dtype)
-        key = (ma, mb)
-        meta = _IN_META.get(key)
-        node._in_meta = meta if meta is not None else _shared_meta(key, key)
-    elif len(inputs) == 1:
-        a = inputs[0]
-        node.next_functions = (_edge(a),)
-        key = (a._data.shape, a._data.dtype)
-        meta = _IN_META.get(key)
-        node._in_meta = meta if meta is not None else _shared_meta(key, (key,))
-    else:
-        node.next_functions = tuple([_edge(t) for t in inputs])
-        node._in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    node.next_functions = tuple([_edge(t) for t in inputs])
+    key = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    meta = _IN_META.get(key)
+    node._in_meta = meta if meta is not None else _shared_meta(key, key)
     node._extra = None
     node._site = _node_site()
     if _STATE.anomaly:
@@ -646,9 +701,6 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         spec = _resolve_saved(op)
     if not spec:
         node._saved = ()
-        return
-    if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha, ...): shared
-        node._saved = params
         return
     saved = []
     edges = node.next_functions
@@ -690,189 +742,22 @@ def _numbers_only(params: tuple) -> bool:
     return True
 
 
-def _forward1(forward, xp, arr, params: tuple):
-    """``forward(xp, arr, *params)``, called directly for up to two parameters.
-
-    In CPython a star-call costs about as much as a small NumPy op; a direct call of a
-    Python function is several times cheaper, and these run for every op.
-    """
-    n = len(params)
-    if n == 0:
-        return forward(xp, arr)
-    if n == 1:
-        return forward(xp, arr, params[0])
-    if n == 2:
-        return forward(xp, arr, params[0], params[1])
-    return forward(xp, arr, *params)
-
-
-def apply_unary(op: OpDef, a: Tensor, params: tuple = ()):
-    """``apply`` for the common one-tensor-in, one-tensor-out, non-view op (exp, relu, sum, ...)."""
+def _untracked(op: OpDef, outs, inputs) -> None:
+    """Provenance for results that record no node: where a chain from a tensor that requires
+    grad is cut (grad mode on: copied forward from an input that carries a cut; off: a new
+    cut, see ``provenance.note_nograd_op``). Skipped, with its checks, inside a backward."""
     st = _STATE
     if st.grad:
-        if a._base is not None:
-            _sync_view(a)
-        needs = a._requires_grad
-    else:
-        needs = False
-    arr = a._data
-    xp = _BY_ARRAY_TYPE[arr.__class__].xp
-    try:
-        out = op.forward(xp, arr) if not params else _forward1(op.forward, xp, arr, params)
-    except MemoryError as e:
-        raise alloc_error_from(e) from None
-    if out.__class__ is not arr.__class__:
-        out = xp.asarray(out)
-    res = _make(out)
-    if needs:
-        if out.dtype.kind in _FLOATING:
-            node = _new(op.node_cls)
-            node._seq = next_sequence_nr()
-            fn = a._grad_fn
-            if fn is not None:
-                node.next_functions = ((fn, a._output_nr),)
-            else:
-                ref = a._accumulator
-                acc = ref() if ref is not None else None
-                node.next_functions = ((acc if acc is not None else a._grad_accumulator(), 0),)
-            key = (arr.shape, arr.dtype)
-            meta = _IN_META.get(key)
-            node._in_meta = meta if meta is not None else _shared_meta(key, (key,))
-            node._extra = None
-            node._site = _node_site()
-            if st.anomaly:
-                from ..autograd.anomaly import record_forward_trace
-                record_forward_trace(node)
-            res._requires_grad = True
-            res._grad_fn = node
-            if op.saves_result and params.__class__ is tuple:
-                node._saved = (SavedTensor(res, True, node._site),) + params
-            elif op.saves_self:  # (log, abs, ...: the input alone; never the result itself here)
-                node._saved = (SavedTensor(a, False, node._site),)
-            else:
-                _finish_saves(op, node, (a,), (res,), params)
-    elif st.grad:
-        if a._meta is not None and a._meta.cut is not None:
-            _propagate_cut((res,), (a,))
-    elif not st.in_backward and (a._requires_grad or a._meta is not None or st.inference):
-        _nograd_op(op.name, (res,), (a,))  # (only then has provenance anything to note)
-    return res
-
-
-def apply_binary(op: OpDef, a: Tensor, b: Tensor, params: tuple = ()):
-    """``apply`` for the common two-tensors-in, one-tensor-out, non-view op (``a + b``, ``a * b``,
-    ``mm``, the fused backward ops): the same steps without the general path's loops and
-    branches, since most of a backward pass is made of these."""
-    grad_on = _STATE.grad
-    if grad_on:
-        if a._base is not None:
-            _sync_view(a)
-        if b._base is not None:
-            _sync_view(b)
-        needs = a._requires_grad or b._requires_grad
-    else:
-        needs = False
-    x = a._data
-    y = b._data
-    xp = _BY_ARRAY_TYPE[x.__class__].xp
-    try:
-        if not params:
-            out = op.forward(xp, x, y)
-        elif len(params) == 1:
-            out = op.forward(xp, x, y, params[0])
-        else:
-            out = op.forward(xp, x, y, *params)
-    except ValueError as e:
-        if "broadcast" in str(e):
-            from .inplace import raise_broadcast_error
-            raise_broadcast_error(x.shape, y.shape)
-        raise
-    except MemoryError as e:
-        raise alloc_error_from(e) from None
-    if out.__class__ is not x.__class__:
-        out = xp.asarray(out)
-    res = _make(out)
-    if needs:
-        if out.dtype.kind in _FLOATING:
-            node = _record(op, (a, b), params, (res,))
-            res._requires_grad = True
-            res._grad_fn = node
-            if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha)
-                node._saved = params
-            else:
-                _finish_saves(op, node, (a, b), (res,), params)
-    elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
-        if (a._meta is not None and a._meta.cut is not None) or (b._meta is not None and b._meta.cut is not None):
-            _propagate_cut((res,), (a, b))
-    elif not _STATE.in_backward and (a._requires_grad or b._requires_grad or a._meta is not None
-                                     or b._meta is not None or _STATE.inference):
-        _nograd_op(op.name, (res,), (a, b))  # (only then has provenance anything to note)
-    return res
-
-
-def apply_scalar(op: OpDef, a: Tensor, scalar, params: tuple = ()):
-    """``apply`` for tensor (op) Python number when the number keeps the tensor's dtype.
-
-    The number is passed to NumPy as is (its weak typing matches torch's rule) and is
-    recorded as an input without history, so no wrapper tensor is made for it.
-    """
-    grad_on = _STATE.grad
-    if grad_on:
-        if a._base is not None:
-            _sync_view(a)
-        needs = a._requires_grad
-    else:
-        needs = False
-    arr = a._data
-    be = _BY_ARRAY_TYPE[arr.__class__]
-    xp = be.xp
-    table = be.consts.get(arr.dtype)  # (the number as a 0-d array of the tensor's dtype: see Backend.const)
-    number = table.get(scalar) if table is not None else None
-    if number is None:
-        number = be.const(scalar, arr.dtype)
-    try:
-        if not params:  # (direct calls: see _forward1)
-            out = op.forward(xp, arr, number)
-        elif len(params) == 1:
-            out = op.forward(xp, arr, number, params[0])
-        else:
-            out = op.forward(xp, arr, number, *params)
-    except MemoryError as e:
-        raise alloc_error_from(e) from None
-    if out.__class__ is not arr.__class__:
-        out = xp.asarray(out)
-    res = _make(out)
-    if needs:
-        if out.dtype.kind in _FLOATING:
-            node = _new(op.node_cls)
-            node._seq = next_sequence_nr()
-            fn = a._grad_fn
-            if fn is not None:
-                first = (fn, a._output_nr)
-            else:
-                ref = a._accumulator
-                acc = ref() if ref is not None else None
-                first = (acc if acc is not None else a._grad_accumulator(), 0)
-            node.next_functions = (first, _NO_EDGE)
-            key = (arr.shape, arr.dtype, None)  # (the number's edge is None: its meta is never read)
-            meta = _IN_META.get(key)
-            node._in_meta = meta if meta is not None else _shared_meta(key, (key[:2], _NO_META))
-            node._extra = None
-            node._site = _node_site()
-            if _STATE.anomaly:
-                from ..autograd.anomaly import record_forward_trace
-                record_forward_trace(node)
-            res._requires_grad = True
-            res._grad_fn = node
-            if op.scalar_saves_other:
-                node._saved = (None, scalar)
-            elif op.saves_params and params.__class__ is tuple:  # (add's and sub's alpha)
-                node._saved = params
-            else:
-                _finish_saves(op, node, (a, scalar), (res,), params)
-    elif grad_on:  # provenance: where a chain from a tensor that requires grad is cut
-        if a._meta is not None and a._meta.cut is not None:
-            _propagate_cut((res,), (a,))
-    elif not _STATE.in_backward and (a._requires_grad or a._meta is not None or _STATE.inference):
-        _nograd_op(op.name, (res,), (a,))  # (only then has provenance anything to note)
-    return res
+        for t in inputs:
+            m = getattr(t, "_meta", None)  # (a Python number has none)
+            if m is not None and m.cut is not None:
+                _propagate_cut(outs, inputs)
+                return
+    elif not st.in_backward:
+        if st.inference:
+            _nograd_op(op.name, outs, inputs)
+            return
+        for t in inputs:  # (only then has provenance anything to note)
+            if getattr(t, "_requires_grad", False) or getattr(t, "_meta", None) is not None:
+                _nograd_op(op.name, outs, inputs)
+                return
