@@ -152,7 +152,21 @@ def index_add_zeros(g: Tensor, shape, key) -> Tensor:
     return apply(INDEX_ADD_ZEROS, (g,), (tuple(shape), key))
 
 
+_SELECT = [None]  # shape.SELECT, found on first use (shape imports this module: no import at the top)
+
+
+def _load_select():
+    from .shape import SELECT
+    _SELECT[0] = SELECT
+    return SELECT
+
+
 def getitem(t: Tensor, key) -> Tensor:
+    if key.__class__ is int and t._data.ndim:  # (``y[i]``, the most common key: one select, no key normalising)
+        size = t._data.shape[0]
+        if not -size <= key < size:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+        return apply(_SELECT[0] or _load_select(), (t,), (0, key % size))
     single = not isinstance(key, tuple)
     key = normalize_key(key)
     if any(_is_advanced(k) for k in key):

@@ -15,11 +15,11 @@ from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
 from ..autograd.graph import Node, next_sequence_nr
 from ..errors import raise_autograd, user_site
-from ..provenance import user_line as _user_line
+from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled
 from . import pointwise as _pw
-from .registry import _namespace_of, _record, apply, defop, edge_of
+from .registry import _NO_EDGE, _namespace_of, _record, apply, defop, edge_of, shared_in_meta
 from .xp import TENSORS
 
 _make = Tensor._make
@@ -247,13 +247,15 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
     vc = self._vc
     if vc is None:
         vc = vc_of(self)
-    vc.bump(_user_line(site_skip))  # (errors.user_site's answer, from provenance's cache)
+    line = _user_line(site_skip)  # (errors.user_site's answer, from provenance's cache)
+    vc.bump(line)
     if not needs or data.dtype.kind not in "fcV":  # (an integer or bool tensor never requires grad)
         return self
+    site = line if _provenance_on() else None  # (the node's site is the same line: no second walk)
     if base is not None and (m is None or m.view_kind is None):
-        _record_copy_slices(op, self, others, params, original)
+        _record_copy_slices(op, self, others, params, original, site)
     else:
-        _record_rebase(op, self, others, params, original)
+        _record_rebase(op, self, others, params, original, site)
     return self
 
 
@@ -267,11 +269,11 @@ def _pre_image(self: Tensor, original) -> Tensor:
     return pre
 
 
-def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original) -> None:
+def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original, site) -> None:
     from .registry import _finish_saves
     pre = _pre_image(self, original)
     inputs = (pre,) + others
-    node = _record(op, inputs)
+    node = _record(op, inputs, None, site)
     self._grad_fn = node
     self._requires_grad = True
     self._output_nr = 0
@@ -318,18 +320,49 @@ class CopySlices(Node):
         self.fn.release_variables(site)
 
 
-def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original) -> None:
+class _ViewSlot(Node):
+    """The first edge of the op node a :class:`CopySlices` wraps: the written view's old value, whose
+    gradient CopySlices itself passes on to the base. The engine never reaches it (it walks
+    CopySlices' edges); it only marks that the op's formula for its first input must run, so the
+    op saves what that formula reads, and it is one shared object rather than a new leaf and
+    accumulator per write."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "the written view (CopySlices passes its gradient on)"
+
+    def apply(self, grads: list) -> list:  # pragma: no cover - never scheduled
+        raise AssertionError("CopySlices' view slot is never run by the engine")
+
+
+_VIEW_SLOT = _ViewSlot()
+_VIEW_SLOT.next_functions = ()
+_VIEW_SLOT._seq = -1
+_VIEW_SLOT._in_meta = ()
+_VIEW_SLOT._extra = None
+_VIEW_SLOT._site = None
+_VIEW_SLOT_EDGE = (_VIEW_SLOT, 0)
+_NO_EDGE_ONLY = (_NO_EDGE,)
+_SLOT_THEN_NO_EDGE = (_VIEW_SLOT_EDGE, _NO_EDGE)
+
+
+def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original, site) -> None:
     from .registry import _finish_saves
     base = view._base
     pre = _make(original if original is not None else view._data)
     pre._requires_grad = True
     inputs = (pre,) + others
-    fn = _record(op, inputs)
+    other_edges = tuple([edge_of(o) for o in others]) if others else ()
+    # (a number or a tensor without grad as the other operand, ``y[i] += 1``: one shared tuple; a long
+    # chain of such writes keeps fewer objects alive for the cyclic GC to traverse)
+    fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if other_edges == _NO_EDGE_ONLY else (_VIEW_SLOT_EDGE,) + other_edges,
+                 site)
     _finish_saves(op, fn, inputs, (view,), params)
     cs = object.__new__(CopySlices)
     cs._seq = next_sequence_nr()
-    cs.next_functions = (edge_of(base),) + fn.next_functions[1:]
-    cs._in_meta = ((base._data.shape, base._data.dtype),) + fn._in_meta[1:]
+    cs.next_functions = (edge_of(base),) + other_edges
+    cs._in_meta = shared_in_meta(((base._data.shape, base._data.dtype),) + fn._in_meta[1:])
     cs._extra = None
     cs._site = fn._site
     cs.fn = fn
@@ -424,6 +457,9 @@ def _operand(other, self: Tensor) -> Tensor:
     if isinstance(other, (list, tuple, np.ndarray)):
         from .._creation import tensor
         return tensor(other)
+    kind = other.__class__
+    if (kind is float or kind is int) and self._data.dtype.kind == "f":  # (``y[i] += 1.0``: the tensor's dtype,
+        return _make(np.asarray(other, dtype=self._data.dtype))        # result_type's answer, without its work)
     dt = D.result_type(self, other)
     if dt is D.bfloat16:  # torch's kernels read a number in float32, their compute type (_bfloat16.py)
         return _make(np.asarray(other, dtype=np.float32))

@@ -620,8 +620,6 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
     # the saved values: _finish_saves' answer, without its loop, in the common cases
     if op.scalar_saves_other and other is None and b is not None:  # tensor * number: the number alone
         node._saved = (None, b)
-    elif op.saves_params and params.__class__ is tuple and _numbers_only(params):  # add's alpha
-        node._saved = params
     elif op.saves_result and params.__class__ is tuple:  # exp, tanh, relu, softmax: the result (and numbers)
         node._saved = (SavedTensor(res, True, site),) + params
     elif op.saves_self and b is None:  # log, abs, ...: the input alone
@@ -662,6 +660,12 @@ def _shared_meta(key: tuple, meta: tuple) -> tuple:
     return meta
 
 
+def shared_in_meta(meta: tuple) -> tuple:
+    """The one shared copy of an ``_in_meta`` tuple equal to ``meta`` (for nodes made outside ``apply``)."""
+    kept = _IN_META.get(meta)
+    return kept if kept is not None else _shared_meta(meta, meta)
+
+
 def _edge(t: Tensor) -> tuple:
     """The (node, input_nr) edge through which gradient reaches ``t``."""
     fn = t._grad_fn
@@ -677,18 +681,28 @@ def _edge(t: Tensor) -> tuple:
 edge_of = _edge  # the public name (autograd.Function, CopySlices)
 
 
-def _record(op: OpDef, inputs) -> OpNode:
-    """A new node of ``op`` with an edge to each input and the inputs' shapes and dtypes (shared
-    per combination, see ``_IN_META``), for ``apply``'s general path and the in-place ops
-    (``apply_simple`` writes the same steps out for its one or two inputs)."""
+_FIND_SITE = object()  # (``_record``'s ``site`` when the caller has not looked it up; None means "switched off")
+
+
+def _record(op: OpDef, inputs, edges: tuple | None = None, site=_FIND_SITE) -> OpNode:
+    """A new node of ``op`` with an edge to each input (or the given ``edges``) and the inputs'
+    shapes and dtypes (shared per combination, see ``_IN_META``), for ``apply``'s general path
+    and the in-place ops (``apply_simple`` writes the same steps out for its one or two inputs).
+    ``site``: the user's line, when the caller already found it (an in-place write does, for the
+    version counter)."""
     node = _new(op.node_cls)
     node._seq = next_sequence_nr()
-    node.next_functions = tuple([_edge(t) for t in inputs])
-    key = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    if len(inputs) == 1:  # (views and most in-place writes: no comprehension's frame)
+        a = inputs[0]._data
+        node.next_functions = edges if edges is not None else (_edge(inputs[0]),)
+        key = ((a.shape, a.dtype),)
+    else:
+        node.next_functions = edges if edges is not None else tuple([_edge(t) for t in inputs])
+        key = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     meta = _IN_META.get(key)
     node._in_meta = meta if meta is not None else _shared_meta(key, key)
     node._extra = None
-    node._site = _node_site()
+    node._site = _node_site() if site is _FIND_SITE else site
     if _STATE.anomaly:
         from ..autograd.anomaly import record_forward_trace
         record_forward_trace(node)
@@ -701,6 +715,9 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         spec = _resolve_saved(op)
     if not spec:
         node._saved = ()
+        return
+    if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha, ...): shared
+        node._saved = params
         return
     saved = []
     edges = node.next_functions
