@@ -366,12 +366,14 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs._extra = None
     cs._site = fn._site
     cs.fn = fn
-    cs._positions = positions = view_positions(view._data, base._data)
+    cs._positions = view_positions(view._data, base._data)
     cs._base_shape = base._data.shape
     base._grad_fn = cs
     base._requires_grad = True
     base._output_nr = 0
-    _set_as_strided(view, base, positions)  # (the view's elements are where they were: the same positions)
+    # the view's own history (AsStridedBackward0 from the base) is made when the view is next used:
+    # the write bumped the version, so the view is behind it, as a sibling view of the base is
+    # (regenerate_view_grad_fn); most written views, ``y[i]`` in a loop, are never used again
 
 
 # ----------------------------------------------------------------------------- views re-derived from the base
