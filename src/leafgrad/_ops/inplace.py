@@ -19,7 +19,7 @@ from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled
 from . import pointwise as _pw
-from .registry import _NO_EDGE, _namespace_of, _record, apply, defop, edge_of, shared_in_meta
+from .registry import _NO_EDGE, _finish_saves, _namespace_of, _record, apply, defop, edge_of, shared_in_meta
 from .xp import TENSORS
 
 _make = Tensor._make
@@ -270,7 +270,6 @@ def _pre_image(self: Tensor, original) -> Tensor:
 
 
 def _record_rebase(op, self: Tensor, others: tuple, params: tuple, original, site) -> None:
-    from .registry import _finish_saves
     pre = _pre_image(self, original)
     inputs = (pre,) + others
     node = _record(op, inputs, None, site)
@@ -348,7 +347,6 @@ _SLOT_THEN_NO_EDGE = (_VIEW_SLOT_EDGE, _NO_EDGE)
 
 
 def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original, site) -> None:
-    from .registry import _finish_saves
     base = view._base
     pre = _make(original if original is not None else view._data)
     pre._requires_grad = True
