@@ -57,6 +57,8 @@ from ._ops.index_extra import (argwhere, index_add, index_copy, index_fill, inde
                                nonzero_static, put, scatter_reduce)
 from ._ops.strided_extra import (as_strided, as_strided_, as_strided_scatter, diagonal_scatter, select_scatter,
                                  slice_scatter)
+# (misc14: complex tensors' real/imag views: _ops/complex_views.py)
+from ._ops.complex_views import imag, real, view_as_complex, view_as_real
 
 _add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
 # in-place variants and aliases torch also has at the top level (torch.ceil_, torch.fix, torch.ravel, ...)

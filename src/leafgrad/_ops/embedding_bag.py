@@ -49,6 +49,21 @@ def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_gr
     return out.astype(weight.dtype, copy=False)
 
 
+def _freq_divisors(idx, num_weights):
+    """Each weight row's divisor under scale_grad_by_freq, as torch 2.13's CPU kernel computes it.
+
+    torch counts every index (padding_idx included), sorts the indices, and divides the k-th
+    distinct index (in ascending order) by the count of the index at position k of the sorted
+    list, not by its own count (pytorch/pytorch#190063, fixed after 2.13). The two agree when all
+    counts are equal; we reproduce 2.13's numbers because torch 2.13 CPU is the oracle.
+    """
+    counts = np.bincount(idx, minlength=num_weights)
+    distinct = np.unique(idx)
+    divisors = np.ones(num_weights, dtype=np.float64)
+    divisors[distinct] = counts[np.sort(idx)[:len(distinct)]]
+    return divisors
+
+
 def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, which):
     """The gradient for the weight (``which`` 0) or for per_sample_weights (1)."""
     idx, psw = _arr(idx), _arr(psw)
@@ -77,8 +92,7 @@ def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, 
     if psw is not None:
         contrib = contrib * psw[valid][:, None]
     if scale_grad_by_freq:
-        freq = np.bincount(idx[valid], minlength=weight.shape[0])
-        contrib = contrib / freq[idx[valid]][:, None]
+        contrib = contrib / _freq_divisors(idx, weight.shape[0])[idx[valid]][:, None]
     np.add.at(grad, idx[valid], contrib)
     return grad.astype(weight.dtype, copy=False)
 

