@@ -48,12 +48,13 @@ MUL = defop("MulBackward0", lambda xp, a, b: a * b,
             (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda xp, g, self, other: g / other, lambda xp, g, self, other: -g * self / (other * other)),
+            (lambda xp, g, self, other: g / xp.conj(other),
+             lambda xp, g, self, other: -g * xp.conj(self / (other * other))),  # (conj: torch's complex rule)
             saved=("self", "other"), n_in=2)
 
 
 NEG = defop("NegBackward0", lambda xp, a: -a, lambda xp, g: -g)
-RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * result * result,
+RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * xp.conj(result * result),
                    saved=("result",))
 
 
