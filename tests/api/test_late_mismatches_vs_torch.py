@@ -228,3 +228,38 @@ def test_complex_products_conjugate_in_backward(op):
         ga, gb = m.autograd.grad((out.abs() ** 2).sum(), [a, b], create_graph=True)
         return [out, ga, gb] + list(m.autograd.grad((ga.abs() ** 2 + gb.real).sum(), [a, b]))
     same(torch, run)
+
+
+# ----------------------------------------------------------------------------- 4. grid_sample's double backward
+_RNG = np.random.default_rng(4)
+_GS = {2: (_RNG.standard_normal((1, 2, 4, 5)), _RNG.uniform(-1.1, 1.1, (1, 3, 3, 2))),
+       3: (_RNG.standard_normal((1, 2, 3, 4, 4)), _RNG.uniform(-1.1, 1.1, (1, 2, 2, 2, 3)))}
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("mode, padding, corners", [("bilinear", "zeros", False), ("bilinear", "border", True),
+                                                    ("bilinear", "reflection", False), ("nearest", "zeros", True)])
+@pytest.mark.parametrize("needs", ["both", "input", "grid"])
+def test_grid_sample_double_backward_nodes_and_values(dim, mode, padding, corners, needs):
+    def run(m):
+        x = m.tensor(_GS[dim][0], requires_grad=needs != "grid")
+        grid = m.tensor(_GS[dim][1], requires_grad=needs != "input")
+        leaves = [t for t in (x, grid) if t.requires_grad]
+        y = m.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=corners)
+        firsts = m.autograd.grad((y ** 2).sum(), leaves, create_graph=True)
+        node = firsts[0].grad_fn
+        out = [y.grad_fn, [f.grad_fn for f in firsts], [nxt for nxt, _ in node.next_functions], firsts]
+        out.append(m.autograd.grad(sum((f * f).sum() for f in firsts), leaves, allow_unused=True))
+        return out
+    same(torch, run)
+
+
+def test_grid_sample_third_order_as_torch():
+    def run(m):
+        x = m.tensor(_GS[2][0], requires_grad=True)
+        grid = m.tensor(_GS[2][1], requires_grad=True)
+        y = m.nn.functional.grid_sample(x, grid, align_corners=False)
+        gx, gg = m.autograd.grad((y ** 2).sum(), [x, grid], create_graph=True)
+        hx, hg = m.autograd.grad((gx ** 2).sum() + (gg ** 2).sum(), [x, grid], create_graph=True)
+        return [hx, hg] + list(m.autograd.grad((hx.sum() + (hg ** 2).sum()), [x, grid]))
+    same(torch, run)
