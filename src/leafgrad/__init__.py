@@ -22,6 +22,7 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from ._backend import device, get_default_device, set_default_device
 from ._tensor import Size, Tensor
 from . import _ops  # noqa: F401  (binds ops onto Tensor)
+from . import _grad_dtype  # noqa: F401,E402  (misc14: binds Tensor.grad_dtype; .grad checks it)
 from . import _device_flags  # noqa: F401  (t.is_cpu / is_xpu / is_mps ... flags)
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full,
                         full_like, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,

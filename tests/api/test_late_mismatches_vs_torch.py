@@ -263,3 +263,92 @@ def test_grid_sample_third_order_as_torch():
         hx, hg = m.autograd.grad((gx ** 2).sum() + (gg ** 2).sum(), [x, grid], create_graph=True)
         return [hx, hg] + list(m.autograd.grad((hx.sum() + (hg ** 2).sum()), [x, grid]))
     same(torch, run)
+
+
+# ----------------------------------------------------------------------------- 5. Tensor.grad_dtype
+def test_grad_dtype_defaults_and_casts_incoming_gradients():
+    def run(m):
+        x = m.ones(3, requires_grad=True)
+        out = [x.grad_dtype, m.ones(2).grad_dtype, m.nn.Parameter(m.ones(2, dtype=m.float64)).grad_dtype]
+        seen = []
+        x.register_hook(lambda g: seen.append(g.dtype))  # (registered first: still sees the cast gradient)
+        x.grad_dtype = m.float64
+        (x * 2).sum().backward()
+        (x * 3).sum().backward()
+        out += [x.grad_dtype, x.grad, seen]
+        h = m.ones(3, dtype=m.float16, requires_grad=True)
+        h.grad_dtype = m.float32
+        (h * 3).sum().backward()
+        q = m.ones(3, requires_grad=True)
+        q.grad_dtype = m.float64
+        out += [h.grad, m.autograd.grad((q * 2).sum(), q)[0]]
+        c = q.clone()
+        c.retain_grad()
+        (c * 2).sum().backward()
+        return out + [c.grad, q.grad]
+    same(torch, run)
+
+
+def test_grad_dtype_none_accepts_any_gradient():
+    def run(m):
+        y = m.ones(3, requires_grad=True)
+        y.grad_dtype = None
+        (y.double() * 2).sum().backward()
+        u = m.ones(3, requires_grad=True)
+        u.grad_dtype = None
+        u.grad = m.zeros(3, dtype=m.float64)
+        (u * 2).sum().backward()
+        return y.grad_dtype, y.grad, u.grad
+    same(torch, run)
+
+
+@pytest.mark.parametrize("case", ["nonleaf_get", "nonleaf_set", "bad_type", "existing_grad", "assign_mismatch",
+                                  "default_assign_mismatch"])
+def test_grad_dtype_refusals(case):
+    def run(m):
+        x = m.ones(3, requires_grad=True)
+        if case == "nonleaf_get":
+            return (x * 2).grad_dtype
+        if case == "nonleaf_set":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (torch reads .grad first: the non-leaf warning)
+                (x * 2).grad_dtype = m.float64
+        if case == "bad_type":
+            x.grad_dtype = "float64"
+        if case == "existing_grad":
+            x.grad = m.zeros(3)
+            x.grad_dtype = m.float32  # (the same dtype: allowed)
+            x.grad_dtype = m.float64
+        if case == "assign_mismatch":
+            x.grad_dtype = m.float64
+            x.grad = m.zeros(3)
+        if case == "default_assign_mismatch":
+            x.grad = m.zeros(3, dtype=m.float64)
+        return x.grad_dtype
+    same(torch, run)
+
+
+# ----------------------------------------------------------------------------- 6. var/std(_mean) with dim=None
+_MOMENT_X = np.random.default_rng(6).standard_normal((3, 4))
+_CALLS = [((None,), {}), ((), {"dim": None}), ((None, True), {}), ((None,), {"correction": 0}),
+          ((), {"dim": None, "keepdim": True}), ((None,), {"unbiased": False}), ((), {"dim": None, "unbiased": True}),
+          ((None, False, True), {}), ((), {}), ((), {"keepdim": True}), ((), {"correction": None}),
+          ((), {"dim": None, "correction": None}), ((0,), {"correction": None}), ((True,), {}), ((False,), {}),
+          ((0,), {})]
+
+
+@pytest.mark.parametrize("fn", ["var_mean", "std_mean", "var", "std"])
+@pytest.mark.parametrize("args, kwargs", _CALLS)
+def test_moments_show_the_correction_of_torchs_overload(fn, args, kwargs):
+    """torch's parser picks an overload by what was passed: an explicit dim=None shows correction 1,
+    correction= shows what was given (None too), a bare call shows None."""
+    def run(m):
+        x = m.tensor(_MOMENT_X, requires_grad=True)
+        out = getattr(m, fn)(x, *args, **kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        node = outs[0].grad_fn
+        res = [node, node._saved_correction, node._saved_dim, node._saved_keepdim, list(outs)]
+        if fn in ("var", "std"):
+            res.append(getattr(x, fn)(*args, **kwargs))
+        return res + _grads(m, sum(o.sum() for o in outs).reshape(1), [x])
+    same(torch, run)
