@@ -22,7 +22,7 @@ def _dtype_name(dt) -> str:
     return D.CPP_NAMES.get(dt.name, dt.name)
 
 
-def _get(self: Tensor):
+def grad_dtype(self: Tensor):
     if self._grad_fn is not None:
         raise RuntimeError("grad_dtype can only be accessed on leaf tensors. This tensor was made by "
                            f"{self._grad_fn.name()}: read the grad_dtype of the leaf it comes from.")
@@ -39,7 +39,7 @@ def _cast_to(dtype):
     return cast
 
 
-def _set(self: Tensor, value) -> None:
+def _set_grad_dtype(self: Tensor, value) -> None:
     if self._grad_fn is not None:
         self.grad  # noqa: B018  (torch's setter reads .grad first: the non-leaf warning, then the refusal)
         raise RuntimeError("grad_dtype can only be set on leaf tensors. This tensor was made by "
@@ -63,7 +63,7 @@ def _set(self: Tensor, value) -> None:
         m.hooks.move_to_end(_KEY, last=False)
 
 
-def _set_grad(self: Tensor, value) -> None:
+def grad(self: Tensor, value) -> None:
     """``.grad = value`` checked against grad_dtype (None: any dtype) rather than the tensor's dtype."""
     gd = self.__dict__.get("_grad_dtype", _DEFAULT) if self.__dict__ else _DEFAULT
     if gd is _DEFAULT or value is None or not isinstance(value, Tensor) or value.shape != self.shape:
@@ -76,5 +76,6 @@ def _set_grad(self: Tensor, value) -> None:
     self._grad = value
 
 
-Tensor.grad_dtype = property(_get, _set, doc="The dtype .grad must have (default: the tensor's dtype; None: any).")
-Tensor.grad = property(_orig_grad.fget, _set_grad, _orig_grad.fdel, doc=_orig_grad.__doc__)
+_set_grad_dtype.__name__ = "grad_dtype"  # (the public name, as every bound method's)
+Tensor.grad_dtype = property(grad_dtype, _set_grad_dtype, doc="The dtype .grad must have (default: the tensor's dtype; None: any).")
+Tensor.grad = property(_orig_grad.fget, grad, _orig_grad.fdel, doc=_orig_grad.__doc__)

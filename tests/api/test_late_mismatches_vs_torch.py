@@ -352,3 +352,80 @@ def test_moments_show_the_correction_of_torchs_overload(fn, args, kwargs):
             res.append(getattr(x, fn)(*args, **kwargs))
         return res + _grads(m, sum(o.sum() for o in outs).reshape(1), [x])
     same(torch, run)
+
+
+# ----------------------------------------------------------------------------- 7. sparse=True embeddings
+def _dense(g):
+    return g.to_dense() if g.is_sparse else g
+
+
+@pytest.mark.parametrize("kind", ["embedding", "module", "bag", "bag_module"])
+def test_sparse_embedding_gradient_is_dense_with_torchs_values(kind):
+    def run(m):
+        m.manual_seed(0)
+        w = m.tensor(np.arange(15.0).reshape(5, 3), requires_grad=True)
+        idx = m.tensor([1, 2, 1, 4])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "embedding":
+                out, weight = m.nn.functional.embedding(idx, w, sparse=True, padding_idx=4), w
+            elif kind == "module":
+                emb = m.nn.Embedding(5, 3, sparse=True)
+                out, weight = emb(idx), emb.weight
+            elif kind == "bag":
+                out, weight = m.nn.functional.embedding_bag(idx, w, m.tensor([0, 2]), mode="sum", sparse=True), w
+            else:
+                emb = m.nn.EmbeddingBag(5, 3, mode="mean", sparse=True)
+                out, weight = emb(idx.reshape(2, 2)), emb.weight
+        (out * m.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+        return out.grad_fn, getattr(out.grad_fn, "_saved_sparse", True), _dense(weight.grad)
+    same(torch, run)
+
+
+def test_sparse_embedding_warns_once_and_says_why():
+    from leafgrad.nn import _sparse_grad
+    _sparse_grad._WARNED.discard("embedding")
+    w = leafgrad.ones(5, 3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        leafgrad.nn.functional.embedding(leafgrad.tensor([1, 2]), w, sparse=True).sum().backward()
+        leafgrad.nn.functional.embedding(leafgrad.tensor([1]), w, sparse=True)
+    msgs = [str(c.message) for c in caught if c.category is UserWarning]
+    assert len(msgs) == 1 and msgs[0].startswith("embedding(sparse=True): leafgrad has no sparse tensors")
+    assert not w.grad.is_sparse and w.grad.layout == leafgrad.strided
+
+
+def test_sparse_embedding_gradient_feeds_every_optimizer():
+    """torch's Adam refuses a sparse gradient; leafgrad's dense one trains like sparse=False's."""
+    def train(sparse):
+        leafgrad.manual_seed(3)
+        emb = leafgrad.nn.Embedding(6, 2, sparse=sparse)
+        opt = leafgrad.optim.Adam(emb.parameters(), lr=0.1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(3):
+                opt.zero_grad()
+                emb(leafgrad.tensor([0, 3, 3])).pow(2).sum().backward()
+                opt.step()
+        return emb.weight.detach().numpy()
+    np.testing.assert_array_equal(train(True), train(False))
+
+
+@pytest.mark.parametrize("bag", [False, True])
+def test_sparse_with_scale_grad_by_freq_refused_at_backward(bag):
+    def run(m):
+        w = m.ones(5, 3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if bag:
+                y = m.nn.functional.embedding_bag(m.tensor([1, 2, 1]), w, m.tensor([0, 2]), sparse=True,
+                                                  scale_grad_by_freq=True)
+            else:
+                y = m.nn.functional.embedding(m.tensor([1, 2]), w, sparse=True, scale_grad_by_freq=True)
+        forward_ok = y.grad_fn.name()
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return forward_ok, "RuntimeError", str(e).split(";")[0]
+        return forward_ok, None
+    same(torch, run)

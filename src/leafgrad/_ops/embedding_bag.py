@@ -29,7 +29,7 @@ def _counts(bag_of, valid, n_bags):
     return np.bincount(bag_of[valid], minlength=n_bags)
 
 
-def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
+def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse=False):
     idx = _arr(idx)
     bag_of, valid = _layout(idx, offsets, n_bags, padding_idx)
     d = weight.shape[1]
@@ -98,32 +98,38 @@ def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, 
 
 
 def _backward(xp, g, weight, psw, params, which):
-    """torch's embedding_bag backward is not recorded even under create_graph: its result is a constant."""
+    """torch's embedding_bag backward is not recorded even under create_graph: its result is a constant.
+    (``sparse`` only asks torch for a sparse COO gradient: leafgrad's is dense, F.embedding_bag says so.)"""
+    if params[-1] and params[-2] and which == 0:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients; pass "
+                           "sparse=False to scale by frequency.")
+    params = params[:-1]
     return xp.constant(_bags_back_fwd(np, xp.data(g), xp.data(weight), None if psw is None else xp.data(psw),
                                       *params, which))
 
 
-def _grad_weight(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0)
+def _grad_weight(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse):
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 0)
 
 
-def _grad_psw(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 1)
+def _grad_psw(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse):
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 1)
 
 
-_SAVED = ("self", "input1", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq")
+_SAVED = ("self", "input1", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq", "sparse")
 BAGS = defop("EmbeddingBagBackward0", _bags_fwd, (_grad_weight, _grad_psw), saved=_SAVED, n_in=2)
 BAGS_NO_PSW = defop("EmbeddingBagBackward0",
-                    lambda xp, weight, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _bags_fwd(
+                    lambda xp, weight, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse: _bags_fwd(
                         xp, weight, None, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq),
-                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _backward(
-                        xp, g, self, None, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0),
-                    saved=("self", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq"))
+                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse: _backward(
+                        xp, g, self, None, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 0),
+                    saved=("self", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq",
+                           "sparse"))
 
 
 def embedding_bag(weight: Tensor, idx: np.ndarray, offsets: np.ndarray, n_bags: int, mode: str, psw,
-                  padding_idx, scale_grad_by_freq: bool) -> Tensor:
-    params = (idx, offsets, n_bags, mode, padding_idx, bool(scale_grad_by_freq))
+                  padding_idx, scale_grad_by_freq: bool, sparse: bool = False) -> Tensor:
+    params = (idx, offsets, n_bags, mode, padding_idx, bool(scale_grad_by_freq), bool(sparse))
     if psw is None:
         return apply(BAGS_NO_PSW, (weight,), params)
     return apply(BAGS, (weight, psw), params)
