@@ -22,6 +22,7 @@ from ._dtype import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
 from ._backend import device, get_default_device, set_default_device
 from ._tensor import Size, Tensor
 from . import _ops  # noqa: F401  (binds ops onto Tensor)
+from . import _grad_dtype  # noqa: F401,E402  (misc14: binds Tensor.grad_dtype; .grad checks it)
 from . import _device_flags  # noqa: F401  (t.is_cpu / is_xpu / is_mps ... flags)
 from ._creation import (Generator, arange, as_tensor, asarray, bernoulli, empty, empty_like, eye, from_numpy, full,
                         full_like, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,
@@ -57,6 +58,8 @@ from ._ops.index_extra import (argwhere, index_add, index_copy, index_fill, inde
                                nonzero_static, put, scatter_reduce)
 from ._ops.strided_extra import (as_strided, as_strided_, as_strided_scatter, diagonal_scatter, select_scatter,
                                  slice_scatter)
+# (misc14: complex tensors' real/imag views: _ops/complex_views.py)
+from ._ops.complex_views import imag, real, view_as_complex, view_as_real
 
 _add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
 # in-place variants and aliases torch also has at the top level (torch.ceil_, torch.fix, torch.ravel, ...)

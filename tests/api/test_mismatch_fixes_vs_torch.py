@@ -2,9 +2,8 @@
 normalize(out=) under autograd, var_mean/std_mean's saved correction, and the saved-value
 attributes torch shows on NativeLayerNormBackward0, EmbeddingBackward0 and ConvolutionBackward0.
 
-Known differences left out: ``var_mean(x, None)`` / ``var_mean(x, dim=None)`` (torch's parser picks its
-``dim`` overload and shows correction 1; leafgrad cannot tell an explicit None from no dim and shows None),
-and the input a 'same'-padded convolution with an even kernel saves (torch keeps its padded copy)."""
+Known difference left out: the input a 'same'-padded convolution with an even kernel saves (torch keeps its
+padded copy). (``var_mean(x, None)``'s saved correction: tests/api/test_late_mismatches_vs_torch.py.)"""
 import numpy as np
 import pytest
 from differential import raises_exactly, same

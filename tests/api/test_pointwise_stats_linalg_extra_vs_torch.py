@@ -139,8 +139,7 @@ def test_eig_first_gradients_match_torch():
     def f(m):
         a = m.tensor(A, dtype=m.float64, requires_grad=True)
         w, v = m.linalg.eig(a)
-        # (a loss of |.| only: invariant to the eigenvectors' phases, and through abs, which leafgrad
-        # differentiates on complex tensors (its .real / .imag are not differentiable views yet))
+        # (a loss of |.| only: invariant to the eigenvectors' phases)
         loss = (w.abs() * m.tensor([1.0, 2.0, 3.0], dtype=m.float64)).sum() + \
             (v.abs() ** 2 * m.tensor(B, dtype=m.float64)).sum()
         g, = m.autograd.grad(loss, [a])

@@ -29,7 +29,7 @@ def _counts(bag_of, valid, n_bags):
     return np.bincount(bag_of[valid], minlength=n_bags)
 
 
-def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
+def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse=False):
     idx = _arr(idx)
     bag_of, valid = _layout(idx, offsets, n_bags, padding_idx)
     d = weight.shape[1]
@@ -47,6 +47,21 @@ def _bags_fwd(xp, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_gr
         counts = _counts(bag_of, valid, n_bags)
         out = out / np.maximum(counts, 1)[:, None]
     return out.astype(weight.dtype, copy=False)
+
+
+def _freq_divisors(idx, num_weights):
+    """Each weight row's divisor under scale_grad_by_freq, as torch 2.13's CPU kernel computes it.
+
+    torch counts every index (padding_idx included), sorts the indices, and divides the k-th
+    distinct index (in ascending order) by the count of the index at position k of the sorted
+    list, not by its own count (pytorch/pytorch#190063, fixed after 2.13). The two agree when all
+    counts are equal; we reproduce 2.13's numbers because torch 2.13 CPU is the oracle.
+    """
+    counts = np.bincount(idx, minlength=num_weights)
+    distinct = np.unique(idx)
+    divisors = np.ones(num_weights, dtype=np.float64)
+    divisors[distinct] = counts[np.sort(idx)[:len(distinct)]]
+    return divisors
 
 
 def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, which):
@@ -77,39 +92,44 @@ def _bags_back_fwd(xp, g, weight, psw, idx, offsets, n_bags, mode, padding_idx, 
     if psw is not None:
         contrib = contrib * psw[valid][:, None]
     if scale_grad_by_freq:
-        freq = np.bincount(idx[valid], minlength=weight.shape[0])
-        contrib = contrib / freq[idx[valid]][:, None]
+        contrib = contrib / _freq_divisors(idx, weight.shape[0])[idx[valid]][:, None]
     np.add.at(grad, idx[valid], contrib)
     return grad.astype(weight.dtype, copy=False)
 
 
 def _backward(xp, g, weight, psw, params, which):
-    """torch's embedding_bag backward is not recorded even under create_graph: its result is a constant."""
+    """torch's embedding_bag backward is not recorded even under create_graph: its result is a constant.
+    (``sparse`` only asks torch for a sparse COO gradient: leafgrad's is dense, F.embedding_bag says so.)"""
+    if params[-1] and params[-2] and which == 0:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients; pass "
+                           "sparse=False to scale by frequency.")
+    params = params[:-1]
     return xp.constant(_bags_back_fwd(np, xp.data(g), xp.data(weight), None if psw is None else xp.data(psw),
                                       *params, which))
 
 
-def _grad_weight(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0)
+def _grad_weight(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse):
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 0)
 
 
-def _grad_psw(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq):
-    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 1)
+def _grad_psw(xp, g, self, input1, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse):
+    return _backward(xp, g, self, input1, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 1)
 
 
-_SAVED = ("self", "input1", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq")
+_SAVED = ("self", "input1", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq", "sparse")
 BAGS = defop("EmbeddingBagBackward0", _bags_fwd, (_grad_weight, _grad_psw), saved=_SAVED, n_in=2)
 BAGS_NO_PSW = defop("EmbeddingBagBackward0",
-                    lambda xp, weight, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _bags_fwd(
+                    lambda xp, weight, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse: _bags_fwd(
                         xp, weight, None, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq),
-                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq: _backward(
-                        xp, g, self, None, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq), 0),
-                    saved=("self", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq"))
+                    lambda xp, g, self, idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse: _backward(
+                        xp, g, self, None, (idx, offsets, n_bags, mode, padding_idx, scale_grad_by_freq, sparse), 0),
+                    saved=("self", "idx", "offsets", "n_bags", "mode", "padding_idx", "scale_grad_by_freq",
+                           "sparse"))
 
 
 def embedding_bag(weight: Tensor, idx: np.ndarray, offsets: np.ndarray, n_bags: int, mode: str, psw,
-                  padding_idx, scale_grad_by_freq: bool) -> Tensor:
-    params = (idx, offsets, n_bags, mode, padding_idx, bool(scale_grad_by_freq))
+                  padding_idx, scale_grad_by_freq: bool, sparse: bool = False) -> Tensor:
+    params = (idx, offsets, n_bags, mode, padding_idx, bool(scale_grad_by_freq), bool(sparse))
     if psw is None:
         return apply(BAGS_NO_PSW, (weight,), params)
     return apply(BAGS, (weight, psw), params)

@@ -8,8 +8,7 @@ products of (1 - distance) factors. The corner indices and in-bounds masks are c
 
 The forward and both gradient formulas are written once against ``xp`` from those parts, so on
 Tensors (``create_graph=True``) the gradients are themselves recorded and second derivatives
-come out of the primitive ops (gather, scatter-add, products); torch records one fused
-``GridSampler2DBackwardBackward0`` there instead, with the same values.
+are recorded as torch's ``GridSampler2DBackwardBackward0`` nodes (see "the backward as ops of its own").
 
 affine_grid is a batched matmul of a constant base grid with theta transposed.
 """
@@ -180,9 +179,129 @@ def _grid_grad(xp, g, self, input1, interpolation_mode, padding_mode, align_corn
     return xp.stack(cols, axis=-1)
 
 
+# ----------------------------------------------------------------------------- the backward as ops of its own
+# Under create_graph the two gradients are recorded as torch's GridSampler{2,3}DBackwardBackward0 nodes
+# (inputs: grad_output, input, grid), one per gradient as leafgrad's ConvolutionBackwardBackward0.
+# The input gradient A(grid)^T g is linear in g: its own gradients are grid_sample(gdx, grid) for g and the
+# grid gradient of sampling gdx against g for the grid. The grid gradient is bilinear in (input, g), and
+# its second derivative in the grid is a sum over corner-weight products (``_vjp``).
+def _back_fwd(which):
+    def fwd(xp, g, input, grid, interpolation_mode, padding_mode, align_corners, dim):
+        f = _input_grad if which == 0 else _grid_grad
+        return f(array_namespace(xp), g, input, grid, interpolation_mode, padding_mode, align_corners)
+    return fwd
+
+
+def _params(interpolation_mode, padding_mode, align_corners):
+    return (interpolation_mode, padding_mode, align_corners)
+
+
+def _dx_grad_g(xp, gg, self, input1, input2, interpolation_mode, padding_mode, align_corners, dim):
+    return xp.apply(_SAMPLERS[dim], gg, input2, params=_params(interpolation_mode, padding_mode, align_corners))
+
+
+def _dx_grad_grid(xp, gg, self, input1, input2, interpolation_mode, padding_mode, align_corners, dim):
+    # d/dgrid <A(grid)^T g, gg> = d/dgrid <g, grid_sample(gg, grid)>: the grid gradient of sampling gg
+    if interpolation_mode == 1:  # (nearest: piecewise constant in the grid; torch gives no gradient)
+        return None
+    return xp.apply(_BACK[dim][1], self, gg, input2, params=(interpolation_mode, padding_mode, align_corners, dim))
+
+
+def _vjp(xp, cot, inputs, which, params):
+    """The gradient for ``inputs[which]`` (grad_output, input, grid) of <_grid_grad(*inputs), cot>.
+
+    Along a grid direction ``cot`` each corner weight moves by dw = sum_k (prod_{j != k} f_j) sign_k
+    slope_k cot_k. The grid gradient is linear in grad_output and in input, so their gradients are the
+    sampling and the spreading of ``dw`` (as _sample and _input_grad with dw for the weights); for the grid
+    it is the weights' cross second derivatives (the factors are affine in their own coordinate)."""
+    g, input, grid = inputs
+    mode, padding_mode, align_corners = params
+    if mode == 1:  # (nearest: the grid gradient is a constant zero; torch gives no gradient)
+        return None
+    sizes = tuple(input.shape[2:])
+    coords = _coords(xp, grid, sizes, padding_mode, align_corners)
+    corners = _corners(xp, sizes, coords, mode)
+    n, c = input.shape[:2]
+    nd = len(sizes)
+    dtype = xp.dtype_of(grid)
+    cots = xp.split(cot, nd, axis=-1)
+    # slope_k * cot_k per coordinate, (N, L)
+    moves = [cots[k].reshape((n, -1)) * xp.constant(coords[k][2].reshape(n, -1)) for k in range(nd)]
+    gr = g.reshape((n, c, -1))
+    vol = int(np.prod(sizes))
+    base = (np.arange(n)[:, None, None] * c + np.arange(c)[None, :, None]) * vol
+    acc = [None] * nd if which == 2 else None
+    for flat, mask, factors, signs in corners:
+        m = xp.constant(mask.astype(dtype))
+        if which == 2:
+            vg = xp.sum(_gather(xp, input, flat) * gr, axis=1) * m  # (N, L)
+            for k in range(nd):
+                term = None
+                for l in range(nd):
+                    if l == k:
+                        continue
+                    rest = [f for j, f in enumerate(factors) if j not in (k, l)]
+                    t = moves[l] * (signs[k] * signs[l])
+                    t = t if not rest else t * _product(rest, n)
+                    term = t if term is None else term + t
+                if term is not None:
+                    term = vg * term
+                    acc[k] = term if acc[k] is None else acc[k] + term
+            continue
+        dw = None
+        for k in range(nd):
+            others = [f for j, f in enumerate(factors) if j != k]
+            t = moves[k] * signs[k] if not others else moves[k] * _product(others, n) * signs[k]
+            dw = t if dw is None else dw + t
+        dw = (dw * m).reshape((n, 1, -1))
+        if which == 0:
+            term = _gather(xp, input, flat) * dw
+        else:
+            key = (base + flat[:, None, :]).reshape(-1)
+            term = xp.index_add_zeros((gr * dw).reshape((-1,)), (n * c * vol,), (key,))
+        acc = term if acc is None else acc + term
+    if which == 0:
+        return acc.reshape(tuple(g.shape))
+    if which == 1:
+        return acc.reshape(tuple(input.shape))
+    cell = tuple(grid.shape[:-1])
+    cols = [(xp.zeros_like(moves[k]) if acc[k] is None else acc[k] * xp.constant(coords[k][2].reshape(n, -1))
+             ).reshape(cell) for k in range(nd)]
+    return xp.stack(cols, axis=-1)
+
+
+def _dgrid_formula(which):
+    def f(xp, gg, self, input1, input2, interpolation_mode, padding_mode, align_corners, dim):
+        return _vjp(xp, gg, (self, input1, input2), which, _params(interpolation_mode, padding_mode, align_corners))
+    return f
+
+
+_SAVED_BACK = ("self", "input1", "input2", "interpolation_mode", "padding_mode", "align_corners", "dim")
+_BACK = {dim: (defop(f"GridSampler{dim}DBackwardBackward0", _back_fwd(0), (_dx_grad_g, None, _dx_grad_grid),
+                     saved=_SAVED_BACK, n_in=3),
+               defop(f"GridSampler{dim}DBackwardBackward0", _back_fwd(1),
+                     tuple(_dgrid_formula(k) for k in range(3)), saved=_SAVED_BACK, n_in=3))
+         for dim in (2, 3)}
+for _pair in _BACK.values():
+    for _op in _pair:
+        _op.node_cls._saved_names = ("grad_output", "input", "grid", "interpolation_mode", "padding_mode",
+                                     "align_corners", "dim")
+
+
+def _sampler_grad(which):
+    def f(xp, g, self, input1, interpolation_mode, padding_mode, align_corners):
+        dim = len(self.shape) - 2
+        return xp.apply(_BACK[dim][which], g, self, input1, params=(interpolation_mode, padding_mode, align_corners,
+                                                                      dim))
+    return f
+
+
 _SAVED = ("self", "input1", "interpolation_mode", "padding_mode", "align_corners")
-GRID_SAMPLER_2D = defop("GridSampler2DBackward0", _forward, (_input_grad, _grid_grad), saved=_SAVED, n_in=2)
-GRID_SAMPLER_3D = defop("GridSampler3DBackward0", _forward, (_input_grad, _grid_grad), saved=_SAVED, n_in=2)
+GRID_SAMPLER_2D = defop("GridSampler2DBackward0", _forward, (_sampler_grad(0), _sampler_grad(1)), saved=_SAVED,
+                        n_in=2)
+GRID_SAMPLER_3D = defop("GridSampler3DBackward0", _forward, (_sampler_grad(0), _sampler_grad(1)), saved=_SAVED,
+                        n_in=2)
+_SAMPLERS = {2: GRID_SAMPLER_2D, 3: GRID_SAMPLER_3D}
 for _op in (GRID_SAMPLER_2D, GRID_SAMPLER_3D):
     _op.node_cls._saved_names = ("input", "grid", "interpolation_mode", "padding_mode", "align_corners")
 

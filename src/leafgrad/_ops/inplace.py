@@ -286,7 +286,7 @@ class CopySlices(Node):
     formulas are: ``apply`` runs it on Tensors, ``apply_raw`` on the raw arrays, each calling
     the inner node's formulas through that node's entry for the same interpreter."""
 
-    __slots__ = ("fn", "_positions", "_base_shape")
+    __slots__ = ("fn", "_positions", "_base_shape", "_retype")
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -299,6 +299,9 @@ class CopySlices(Node):
 
     def _backward(self, xp, grads: list, run_fn) -> list:
         g = grads[0]
+        retype = self._retype  # (a view of another dtype, z.real: positions count in the base's reading)
+        if retype is not None:
+            g = xp.apply(retype[0], g)
         pos = self._positions
         flat = g.reshape((-1,))
         key = (pos.reshape(-1),)
@@ -313,6 +316,8 @@ class CopySlices(Node):
         base_grad = None
         if self.next_functions[0][0] is not None:
             base_grad = xp.apply(INDEX_PUT, flat, r0.reshape((-1,)), params=(key, False)).reshape(self._base_shape)
+            if retype is not None:
+                base_grad = xp.apply(retype[1], base_grad)
         return [base_grad] + list(res[1:])
 
     def release_variables(self, site=None) -> None:
@@ -364,8 +369,9 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs._extra = None
     cs._site = fn._site
     cs.fn = fn
-    cs._positions = view_positions(view._data, base._data)
-    cs._base_shape = base._data.shape
+    storage, cs._retype = _retyped(view, base)
+    cs._positions = view_positions(view._data, storage)
+    cs._base_shape = storage.shape
     base._grad_fn = cs
     base._requires_grad = True
     base._output_nr = 0
@@ -396,7 +402,23 @@ class AsStridedBackward0(Node):
         return [flat.reshape(self._base_shape)]
 
 
+def _retyped(view: Tensor, base: Tensor):
+    """(the base's array as positions count in it, None or the (to, from) ops for a view of another dtype)."""
+    if view._data.dtype.kind == base._data.dtype.kind or view._data.dtype.kind not in "fc" \
+            or base._data.dtype.kind not in "fc":
+        return base._data, None
+    from .complex_views import retyped_base
+    storage, to_op, from_op = retyped_base(view._data, base._data)
+    return storage, (to_op, from_op)
+
+
 def _set_as_strided(view: Tensor, base: Tensor, positions=None) -> None:
+    storage, retype = _retyped(view, base)
+    if retype is not None:  # (as torch: AsStridedBackward0 -> ViewAsRealBackward0 -> the base's history)
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            base = apply(retype[0], (base,))
+        positions = view_positions(view._data, storage) if positions is None else positions
     node = object.__new__(AsStridedBackward0)
     node._seq = next_sequence_nr()
     node.next_functions = (edge_of(base),)

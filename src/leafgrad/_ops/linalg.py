@@ -9,32 +9,36 @@ from .._tensor import Tensor
 from .registry import apply, apply_simple, defop
 from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
+# (every formula conjugates the saved operands it multiplies g by: torch's rule for complex
+# tensors, a no-op returning the same object for real ones)
 # The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
 # call each with the transpose folded in, and no transposed view to build per backward.
 MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T),
-              (lambda xp, g, self, other: xp.apply(MM, g, other),
-               lambda xp, g, self, other: xp.apply(MM_TN, g, self)),
+              (lambda xp, g, self, other: xp.apply(MM, g, xp.conj(other)),
+               lambda xp, g, self, other: xp.apply(MM_TN, g, xp.conj(self))),
               saved=("self", "input1"), n_in=2)
 MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b),
-              (lambda xp, g, self, other: xp.apply(MM_NT, other, g),
-               lambda xp, g, self, other: xp.apply(MM, self, g)),
+              (lambda xp, g, self, other: xp.apply(MM_NT, xp.conj(other), g),
+               lambda xp, g, self, other: xp.apply(MM, xp.conj(self), g)),
               saved=("self", "input1"), n_in=2)
 MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
-           (lambda xp, g, self, mat2: xp.apply(MM_NT, g, mat2), lambda xp, g, self, mat2: xp.apply(MM_TN, self, g)),
+           (lambda xp, g, self, mat2: xp.apply(MM_NT, g, xp.conj(mat2)),
+            lambda xp, g, self, mat2: xp.apply(MM_TN, xp.conj(self), g)),
            saved=("self", "input1"), n_in=2)
 MM.node_cls._saved_names = ("self", "mat2")
 BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
-            (lambda xp, g, self, mat2: xp.apply(BMM, g, xp.swapaxes(mat2, 1, 2)),
-             lambda xp, g, self, mat2: xp.apply(BMM, xp.swapaxes(self, 1, 2), g)),
+            (lambda xp, g, self, mat2: xp.apply(BMM, g, xp.conj(xp.swapaxes(mat2, 1, 2))),
+             lambda xp, g, self, mat2: xp.apply(BMM, xp.conj(xp.swapaxes(self, 1, 2)), g)),
             saved=("self", "input1"), n_in=2)
 BMM.node_cls._saved_names = ("self", "mat2")
 MV = defop("MvBackward0", lambda xp, a, v: xp.matmul(a, v),
-           (lambda xp, g, self, vec: xp.expand_dims(g, 1) * xp.expand_dims(vec, 0),
-            lambda xp, g, self, vec: xp.apply(MV, xp.swap_last(self), g)),
+           (lambda xp, g, self, vec: xp.expand_dims(g, 1) * xp.expand_dims(xp.conj(vec), 0),
+            lambda xp, g, self, vec: xp.apply(MV, xp.conj(xp.swap_last(self)), g)),
            saved=("self", "input1"), n_in=2)
 MV.node_cls._saved_names = ("self", "vec")
 DOT = defop("DotBackward0", lambda xp, a, b: xp.dot(a, b),
-            (lambda xp, g, self, tensor: g * tensor, lambda xp, g, self, tensor: g * self), saved=("self", "input1"),
+            (lambda xp, g, self, tensor: g * xp.conj(tensor), lambda xp, g, self, tensor: g * xp.conj(self)),
+            saved=("self", "input1"),
             n_in=2)
 DOT.node_cls._saved_names = ("self", "tensor")
 VDOT = defop("VdotBackward0", lambda xp, a, b: xp.vdot(a, b),
@@ -53,8 +57,8 @@ def _addmm_fwd(xp, bias, a, b, beta, alpha):
 
 ADDMM = defop("AddmmBackward0", _addmm_fwd,
               (lambda xp, g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
-               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_NT, g, mat2), alpha),
-               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_TN, mat1, g), alpha)),
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_NT, g, xp.conj(mat2)), alpha),
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_TN, xp.conj(mat1), g), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
 

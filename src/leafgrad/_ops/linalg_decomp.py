@@ -154,7 +154,7 @@ def _solve_fwd(xp, a, b, left, vector):
 
 
 def _solve_gB(xp, g, A, left, vector):
-    return xp.apply(SOLVE, _mT(xp, A), g, params=(left, vector))
+    return xp.apply(SOLVE, xp.conj(_mT(xp, A)), g, params=(left, vector))  # (A^H: A^T for a real A)
 
 
 def _solve_gA(xp, g, A, result, left, vector):
@@ -162,9 +162,9 @@ def _solve_gA(xp, g, A, result, left, vector):
     if vector:
         gA = -(xp.expand_dims(gB, -1) * xp.expand_dims(result, -2))
     elif left:
-        gA = -xp.matmul(gB, _mT(xp, result))
+        gA = -xp.matmul(gB, xp.conj(_mT(xp, result)))
     else:
-        gA = -xp.matmul(_mT(xp, result), gB)
+        gA = -xp.matmul(xp.conj(_mT(xp, result)), gB)
     return xp.sum_to(gA, A.shape)
 
 

@@ -417,9 +417,6 @@ def _eig_fwd(xp, a):
 
 def _eig_grad(xp, g, eigenvalues, eigenvectors):
     """torch's linalg_eig_backward (not Hermitian), real part for a real input (handle_r_to_c)."""
-    if xp.tensors:
-        raise RuntimeError("linalg.eig: leafgrad computes the first derivative of eig only (on arrays), not a "
-                           "graph of it: a double backward through eig / eigvals is not supported.")
     gL, gV = LD._pad(g, 2)
     L, V = eigenvalues, eigenvectors
     Vh = xp.conj(LD._mT(xp, V))
@@ -437,7 +434,7 @@ def _eig_grad(xp, g, eigenvalues, eigenvectors):
         gA = xp.where(eye, diag, gA)
     else:
         gA = xp.expand_dims(gL, -1) * Vh
-    out = xp.linalg.solve(Vh, xp.matmul(gA, Vh)) if gV is not None else xp.linalg.solve(Vh, gA)
+    out = xp.apply(LD.SOLVE, Vh, xp.matmul(gA, Vh) if gV is not None else gA, params=(True, False))
     return xp.real(out)
 
 

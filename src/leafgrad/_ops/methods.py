@@ -365,8 +365,7 @@ Tensor.new_empty = _new_factory(_empty)
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.H = property(lambda self: P.conj(_T(self)))
-Tensor.real = property(lambda self: Tensor._make(np.real(self._data)))
-Tensor.imag = property(lambda self: Tensor._make(np.imag(self._data)))
+# (Tensor.real / Tensor.imag: views with their history, bound in complex_views.py)
 
 # ----------------------------------------------------------------------------- operators
 Tensor.__add__ = P.binary_alpha_method(P.ADD)

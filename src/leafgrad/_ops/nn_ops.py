@@ -452,11 +452,16 @@ def _embedding_row_scale(indices, num_weights, padding_idx, scale_grad_by_freq, 
     return s.astype(dtype)[..., None]
 
 
-# (``sparse`` is kept for grad_fn._saved_sparse alone: the gradient is dense either way)
+def _embedding_grad(xp, g, indices, num_weights, padding_idx, sgf, sparse):
+    if sparse and sgf:  # (torch refuses at backward time; leafgrad's sparse=True gradient is dense)
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients; pass "
+                           "sparse=False to scale by frequency.")
+    return xp.apply(EMBEDDING_BACK, g, params=(indices, num_weights, padding_idx, sgf))
+
+
+# (``sparse``: torch's gradient is then a sparse COO tensor; leafgrad's is dense either way, see nn/_sparse_grad.py)
 EMBEDDING = defop("EmbeddingBackward0", lambda xp, w, indices, padding_idx, num_weights, sgf, sparse=False: xp.take(
-    w, _array(indices), axis=0),
-                  lambda xp, g, indices, num_weights, padding_idx, sgf, *_: xp.apply(
-                      EMBEDDING_BACK, g, params=(indices, num_weights, padding_idx, sgf)),
+    w, _array(indices), axis=0), _embedding_grad,
                   saved=("indices", "num_weights", "padding_idx", "sgf", "sparse"))
 EMBEDDING.node_cls._saved_names = ("indices", "weight_sym_argsize_0", "padding_idx", "scale_grad_by_freq",
                                    "sparse")  # (torch's names)

@@ -48,12 +48,13 @@ MUL = defop("MulBackward0", lambda xp, a, b: a * b,
             (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda xp, g, self, other: g / other, lambda xp, g, self, other: -g * self / (other * other)),
+            (lambda xp, g, self, other: g / xp.conj(other),
+             lambda xp, g, self, other: -g * xp.conj(self / (other * other))),  # (conj: torch's complex rule)
             saved=("self", "other"), n_in=2)
 
 
 NEG = defop("NegBackward0", lambda xp, a: -a, lambda xp, g: -g)
-RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * result * result,
+RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * xp.conj(result * result),
                    saved=("result",))
 
 
@@ -165,7 +166,7 @@ def _abs_fwd(xp, a):
     return xp.abs(a)
 
 
-ABS = defop("AbsBackward0", _abs_fwd, lambda xp, g, self: g * xp.apply(SIGN, self),  # (torch's sign: 0 at nan)
+ABS = defop("AbsBackward0", _abs_fwd, lambda xp, g, self: g * xp.apply(SGN, self),  # (torch's sgn: 0 at nan)
             saved=("self",))
 
 
@@ -179,6 +180,27 @@ def _sign_fwd(xp, a):
 
 
 SIGN = defop("SignBackward0", _sign_fwd, lambda xp, g: g * 0)
+
+
+def _sgn_fwd(xp, a):
+    if a.dtype.kind != "c":  # x / |x| is the sign for real x (torch: sgn(nan) is 0, bool stays bool)
+        if a.dtype.kind == "b":
+            return a.copy()
+        r = xp.sign(a)
+        return xp.where(xp.isnan(r), 0, r).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else r
+    m = xp.abs(a)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return xp.where(m == 0, 0, a / m).astype(a.dtype, copy=False)
+
+
+def _sgn_grad(xp, g, self, result):
+    if xp.dtype_of(self).kind != "c":  # piecewise constant (torch's zero tensor: even an infinite g gives 0)
+        return xp.zeros_like(g)
+    m = xp.abs(self)
+    return xp.masked_fill((g - result * result * xp.conj(g)) / (2 * m), m == 0, 0)
+
+
+SGN = defop("SgnBackward0", _sgn_fwd, _sgn_grad, saved=("self", "result"))
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
             lambda xp, g, self: g * (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)), saved=("self",))
 ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / (1 + self * self), saved=("self",))

@@ -24,6 +24,7 @@ from .._tensor import TENSOR_TYPES, Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import (_PY_SCALAR_KIND, RSQRT, _WRAP_IT, _erf, _no_derivative, _require_tensors, _tensors_only,
                         apply_simple, binary, unary_float, unary_float_op)
+from .pointwise import SGN  # noqa: E402  (defined beside abs, whose gradient uses it)
 from .registry import apply, defop
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan2", "arctanh", "asin", "asinh",
@@ -252,28 +253,9 @@ def _frac_fwd(xp, a):
         return a - xp.trunc(a)
 
 
-def _sgn_fwd(xp, a):
-    if a.dtype.kind != "c":  # x / |x| is the sign for real x (torch: sgn(nan) is 0, bool stays bool)
-        if a.dtype.kind == "b":
-            return a.copy()
-        r = xp.sign(a)
-        return xp.where(xp.isnan(r), 0, r).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else r
-    m = xp.abs(a)
-    with np.errstate(**_QUIET):
-        return xp.where(m == 0, 0, a / m).astype(a.dtype, copy=False)
-
-
-def _sgn_grad(xp, g, self, result):
-    if xp.dtype_of(self).kind != "c":  # piecewise constant (torch's zero tensor: even an infinite g gives 0)
-        return xp.zeros_like(g)
-    m = xp.abs(self)
-    return xp.masked_fill((g - result * result * xp.conj(g)) / (2 * m), m == 0, 0)
-
-
 DEG2RAD = defop("Deg2RadBackward0", _angle_fwd("deg2rad", _PI_180), lambda xp, g: g * _PI_180)
 RAD2DEG = defop("Rad2DegBackward0", _angle_fwd("rad2deg", _180_PI), lambda xp, g: g * _180_PI)
 FRAC = defop("FracBackward0", _frac_fwd, lambda xp, g: g)
-SGN = defop("SgnBackward0", _sgn_fwd, _sgn_grad, saved=("self", "result"))
 
 
 def _own_dtype_op(op, name: str):

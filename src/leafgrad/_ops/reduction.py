@@ -175,6 +175,7 @@ def _dof(n: int, correction) -> float:
 
 
 def _var_fwd(xp, a, dims, correction, keepdim):
+    correction = 1 if correction is None else correction  # (None: shown as torch's default, computed as 1)
     n = _count(a.shape, dims)
     return a.var(axis=dims, ddof=0, keepdims=keepdim) * (n / _dof(n, correction)) if correction else \
         a.var(axis=dims, keepdims=keepdim)
@@ -185,7 +186,7 @@ def _var_grad(xp, g, self, dims, correction, keepdim):
     n = _count(shape, dims)
     gx = _grad_to_input(xp, g, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
-    return gx * (self - mean) * (2.0 / _dof(n, correction))
+    return gx * (self - mean) * (2.0 / _dof(n, _one_if_none(correction)))
 
 
 def _std_grad(xp, g, self, dims, correction, keepdim, result):
@@ -195,7 +196,7 @@ def _std_grad(xp, g, self, dims, correction, keepdim, result):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
     flat = rx == 0  # a constant slice: torch's gradient is 0 there, not 0/0
-    return xp.where(flat, 0.0, gx * (self - mean) / (xp.where(flat, 1.0, rx) * _dof(n, correction)))
+    return xp.where(flat, 0.0, gx * (self - mean) / (xp.where(flat, 1.0, rx) * _dof(n, _one_if_none(correction))))
 
 
 def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
@@ -444,31 +445,54 @@ def _correction(unbiased, correction) -> float:
     return 1 if unbiased else 0
 
 
-def _var_args(dim, unbiased, correction):
-    # torch allows var(t, False) meaning unbiased=False
+class _Unset:
+    """A ``dim`` or ``correction`` not passed at all: torch's parser then picks another overload,
+    which shows a different saved correction (see ``var_args``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+UNSET = _Unset()
+
+
+def var_args(dim, unbiased, correction):
+    """(dim, unbiased, the correction to compute with, the correction the node shows) as torch's
+    overloads read them: with ``correction=`` given (None included) the node shows it as given; else
+    with ``dim`` (None included) or ``unbiased`` it shows the resolved number; with neither, None.
+    torch allows var(t, False) meaning unbiased=False."""
     if isinstance(dim, bool):
-        return None, dim, correction
-    return dim, unbiased, correction
+        dim, unbiased = UNSET, dim
+    c = _correction(unbiased, None if correction is UNSET else correction)
+    if correction is not UNSET:
+        shown = correction
+    else:
+        shown = c if unbiased is not None or dim is not UNSET else None
+    return (None if dim is UNSET else dim), unbiased, c, shown
+
+
+def _one_if_none(correction):
+    return 1 if correction is None else correction
 
 
 @numpy_kwargs
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    dim, unbiased, correction = _var_args(dim, unbiased, correction)
+def var(input: Tensor, dim=UNSET, unbiased=None, keepdim: bool = False, *, correction=UNSET) -> Tensor:
+    dim, unbiased, correction, shown = var_args(dim, unbiased, correction)
     _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
-    correction = _correction(unbiased, correction)
     _warn_no_dof("var", input, dims, correction)
-    return apply(VAR, (input,), (dims, correction, keepdim))
+    return apply(VAR, (input,), (dims, shown, keepdim))
 
 
 @numpy_kwargs
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    dim, unbiased, correction = _var_args(dim, unbiased, correction)
+def std(input: Tensor, dim=UNSET, unbiased=None, keepdim: bool = False, *, correction=UNSET) -> Tensor:
+    dim, unbiased, correction, shown = var_args(dim, unbiased, correction)
     _require_std_var_float(input)
     dims = normalize_dims(dim, input._data.ndim)
-    correction = _correction(unbiased, correction)
     _warn_no_dof("std", input, dims, correction)
-    return apply(STD, (input,), (dims, correction, keepdim))
+    return apply(STD, (input,), (dims, shown, keepdim))
 
 
 @numpy_kwargs

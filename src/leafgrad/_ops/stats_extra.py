@@ -207,24 +207,22 @@ STD_MEAN.node_cls._saved_names = ("self", "dim", "correction", "keepdim", "resul
 
 
 def _moments(op, name: str, input: Tensor, dim, unbiased, keepdim, correction):
-    dim, unbiased, correction = R._var_args(dim, unbiased, correction)
+    # (the saved correction as torch's overloads show it: R.var_args)
+    dim, unbiased, c, shown = R.var_args(dim, unbiased, correction)
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"{name} only support floating point and complex dtypes; got "
                            f"{D.scalar_type_name(input.dtype)}: convert the tensor first, e.g. x.float().")
     dims = R.normalize_dims(dim, input._data.ndim)
-    c = R._correction(unbiased, correction)
     R._warn_no_dof(name, input, dims, c)
-    # torch's overload for a call with no dim, unbiased or correction saves correction as None (its default)
-    shown = None if dim is None and unbiased is None and correction is None else c
     return tuple(apply(op, (input,), (dims, shown, bool(keepdim))))
 
 
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def var_mean(input: Tensor, dim=R.UNSET, unbiased=None, keepdim: bool = False, *, correction=R.UNSET) -> tuple:
     """The variance and the mean in one pass (a plain tuple, as torch's)."""
     return _moments(VAR_MEAN, "var_mean", input, dim, unbiased, keepdim, correction)
 
 
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def std_mean(input: Tensor, dim=R.UNSET, unbiased=None, keepdim: bool = False, *, correction=R.UNSET) -> tuple:
     """The standard deviation and the mean in one pass (a plain tuple, as torch's)."""
     return _moments(STD_MEAN, "std_mean", input, dim, unbiased, keepdim, correction)
 

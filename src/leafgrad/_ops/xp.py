@@ -335,5 +335,8 @@ def _bind() -> None:
         "any": const(lambda a, axis=None, keepdims=False: R.any(a, axis, keepdims)),
         "take_along_axis": lambda a, indices, axis: a.gather(axis, _t(indices)),  # (one index per position)
     })
+    # (misc14: the real part as torch's handle_r_to_c takes it, a view: SelectBackward0; eig's backward)
+    from .complex_views import real as _real
+    table["real"] = _real
     TENSORS.__dict__.update(table)
     _BOUND.append(True)

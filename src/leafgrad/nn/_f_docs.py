@@ -174,8 +174,10 @@ Args:
     max_norm: rows looked up are first renormalised in place (under no_grad) to at most this norm.
     norm_type: the p of that norm.
     scale_grad_by_freq: divide each row's gradient by how often it occurs in the batch.
-    sparse: accepted, but leafgrad has no sparse layout: the weight's gradient is dense (torch gives a
-        sparse_coo one).
+    sparse: accepted, but leafgrad has no sparse layout: the weight's gradient is the dense tensor of the
+        values of torch's sparse_coo one (zero rows where no index looked up), which every optimizer takes
+        (torch's Adam, AdamW and RMSprop refuse a sparse gradient). The first call with ``sparse=True``
+        warns once (UserWarning); with ``scale_grad_by_freq=True`` the backward refuses, as torch's.
 
 Returns:
     a tensor of shape ``input.shape + (embedding_dim,)``.

@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from .._ops.embedding_bag import embedding_bag as _bags
 from .._tensor import Tensor
+from ._sparse_grad import warn_dense_gradient
 
 __all__ = ["embedding_bag"]
 
@@ -53,9 +54,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    if sparse:
-        raise RuntimeError("embedding_bag(sparse=True): leafgrad has no sparse tensors, so it cannot return a sparse "
-                           "gradient; use sparse=False (a dense gradient of the same values)")
+    if sparse:  # (a dense gradient of the same values: _sparse_grad.py)
+        warn_dense_gradient("embedding_bag")
     if input.dtype._kind != 1:
         raise RuntimeError(f"expected scalar type Long but found {D.scalar_type_name(input.dtype)}")
     n = weight.shape[0]
@@ -83,4 +83,4 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     n_bags = len(starts) - 1 if include_last_offset else len(starts)
     offs = np.asarray(starts[:max(n_bags, 0)], dtype=np.int64)
     return _bags(weight, np.ascontiguousarray(idx, dtype=np.int64), offs, max(n_bags, 0), mode, psw, padding_idx,
-                 scale_grad_by_freq)
+                 scale_grad_by_freq, sparse)

@@ -311,6 +311,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm_(weight, idx, max_norm, norm_type)
+    if sparse:  # (a dense gradient of the same values, said once: nn/_sparse_grad.py)
+        from ._sparse_grad import warn_dense_gradient
+        warn_dense_gradient("embedding")
     return O.embedding(input, weight, padding_idx, bool(scale_grad_by_freq), bool(sparse))
 
 

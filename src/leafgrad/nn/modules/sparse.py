@@ -34,6 +34,11 @@ class Embedding(Module):
 
     The ``padding_idx`` row starts at zero and never receives gradient, so the index
     used to pad sequences keeps an all-zero vector.
+
+    ``sparse=True``: torch's weight gradient is then a sparse COO tensor; leafgrad has no sparse
+    layout, so it is the dense tensor of the same values (zero rows where no index looked up), and
+    optimizers that refuse sparse gradients in torch (Adam, AdamW, RMSprop) take it. The first use
+    warns once; see ``nn/_sparse_grad.py``.
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,

@@ -11,7 +11,11 @@ __all__ = ["EmbeddingBag"]
 
 
 class EmbeddingBag(Module):
-    """The sum, mean or max of each bag's embeddings (bags: rows of a 2-d input, or a 1-d input cut at offsets)."""
+    """The sum, mean or max of each bag's embeddings (bags: rows of a 2-d input, or a 1-d input cut at offsets).
+
+    ``sparse=True`` gives a dense weight gradient of torch's sparse gradient's values (leafgrad has no
+    sparse layout), with a one-time warning, as ``Embedding``'s.
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
