@@ -246,7 +246,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                             if g.shape != meta[0]:
                                 g = _reduce_array(g, meta[0], fn, i)
                             if g.dtype is not meta[1] and g.dtype != meta[1]:
-                                g = g.astype(meta[1])
+                                # (a complex gradient for a real input: its real part, as torch, silently)
+                                g = (g.real if g.dtype.kind == "c" and meta[1].kind != "c" else g).astype(meta[1])
                         else:
                             d = g._data
                             if d.shape != meta[0]:
