@@ -13,6 +13,7 @@ from . import _ranges
 from ._alloc import allocate
 from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._bfloat16 import keep_bf16
+from ._unsigned_array import keep_shell
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -112,7 +113,7 @@ def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
         device = _DEFAULT_DEVICE[0]  # torch.set_default_device's choice (None: the CPU)
     if device is not None:
         backend_for_device(device)  # raises a clear error for cuda
-    arr = keep_bf16(arr)  # (bfloat16 data lives in its own array type: see _bfloat16.py)
+    arr = keep_shell(keep_bf16(arr))  # (bfloat16 and uint16/32/64 data live in array types of their own)
     t = Tensor._make(arr)
     if requires_grad:
         t._set_requires_grad(True, factory=True)
@@ -269,6 +270,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
         # same memory, as torch keeps only the buffer. Every op finds its backend by the array's exact class,
         # and a subclass's own rules (matrix's `*` is matmul, its reductions stay 2-d) must not leak into ops.
         arr = arr.view(np.ndarray)
+    arr = keep_shell(arr)  # (uint16/32/64: a view of the same memory in their array type, _unsigned_array.py)
     if not arr.flags.writeable and not _WARNED_READ_ONLY:  # (once per process, as torch)
         _WARNED_READ_ONLY.append(True)
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "

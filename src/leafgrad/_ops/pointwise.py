@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
+from .._unsigned_array import keep_shell
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 from .unsigned import refuse_unsigned, refuse_unsigned_array
@@ -65,7 +66,7 @@ def _pow_scalar_fwd(xp, a, exponent):
 
 
 def _pow_tensor_fwd(xp, a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+    if a.dtype.kind in "iu" and b.dtype.kind == "i" and (b < 0).any():  # (an unsigned b is never negative)
         # integer powers with a negative exponent, element by element, as torch: 1 stays 1,
         # -1 alternates, anything else truncates to 0
         odd = (b % 2) != 0
@@ -783,6 +784,8 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
         return t
     res = apply(TO_COPY, (t,), (dt.np, t.dtype))
     res._data = keep_bf16(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
+    if dt in D._UNSIGNED_WIDE:  # (and a cast to uint16/32/64: their own array type, _unsigned_array.py)
+        res._data = keep_shell(res._data)
     return res
 
 
@@ -855,7 +858,7 @@ def _bitwise(npfn, kernel: str, shifts: bool = False):
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
         try:
-            return _make(np.asarray(npfn(a, b)))
+            return _make(keep_shell(np.asarray(npfn(a, b))))  # (uint16/32/64: their array type)
         except ValueError:
             from .inplace import raise_broadcast_error
             raise_broadcast_error(np.shape(a), np.shape(b))

@@ -12,6 +12,7 @@ from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
 from .unsigned import refuse_unsigned
+from .._unsigned_array import keep_shell
 
 _make = Tensor._make
 
@@ -94,7 +95,7 @@ def _view_as_dtype(input: Tensor, dtype) -> Tensor:
         if a.ndim and a.strides[-1] != old:
             raise RuntimeError(f"self.stride(-1) must be 1 to view {names[0]} as {names[1]} (different element "
                                "sizes), but got a strided last dimension. Call .contiguous() first.")
-    out = _make(a.view(dt.np))
+    out = _make(keep_shell(a.view(dt.np)))  # (uint16/32/64: their array type, _unsigned_array.py)
     out._vc = vc_of(input)
     return out
 

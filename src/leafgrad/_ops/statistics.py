@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim
+from .._unsigned_array import keep_shell
 
 from .pointwise import lerp
 from .registry import apply, defop
@@ -42,7 +43,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         d = _wrap_dim(dim, a.ndim)
         vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
-    return _results(_make(np.ascontiguousarray(vals)), inv, counts, return_inverse, return_counts)
+    return _results(_make(keep_shell(np.ascontiguousarray(vals))), inv, counts, return_inverse, return_counts)
 
 
 def _results(vals: Tensor, inv, counts, return_inverse: bool, return_counts: bool):
@@ -73,7 +74,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inv = np.cumsum(change) - 1
     starts = np.flatnonzero(change)
     counts = np.diff(np.append(starts, change.shape[0]))
-    return _results(_make(np.ascontiguousarray(vals)), inv, counts, return_inverse, return_counts)
+    return _results(_make(keep_shell(np.ascontiguousarray(vals))), inv, counts, return_inverse, return_counts)
 
 
 # ----------------------------------------------------------------------------- counting
