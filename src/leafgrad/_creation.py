@@ -13,7 +13,7 @@ from . import _ranges
 from ._alloc import allocate
 from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._bfloat16 import keep_bf16
-from ._unsigned_array import keep_shell
+from ._unsigned_array import keep_shell, refuse as _refuse_shell
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -120,6 +120,12 @@ def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
     if _gm_state.inference:  # tensors made in inference_mode are inference tensors (LG116)
         t._m().inference = True
     return t
+
+
+def _refuse_unsigned(d: D.dtype, kernel: str) -> None:
+    """torch's NotImplementedError for a factory it has no uint16/32/64 kernel for (``_unsigned_array.py``)."""
+    if d in D._UNSIGNED_WIDE:
+        _refuse_shell(kernel, d.np)
 
 
 def _dt(dtype, default=None) -> D.dtype:
@@ -333,9 +339,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     d = _dt(dtype, _infer_dtype(vals))
-    if d in D._UNSIGNED_WIDE:
-        from ._ops.unsigned import refuse_unsigned
-        refuse_unsigned(d, "arange_cpu")
+    _refuse_unsigned(d, "arange_cpu")
     n = max(0, math.ceil((end - start) / step))
     if d.is_floating_point and d.itemsize >= 4:
         make = lambda: _ranges.arange_values(start, step, n, d.np)  # noqa: E731  (torch's float values, bit for bit)
@@ -348,6 +352,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    _refuse_unsigned(d, "linspace_cpu")
     steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -367,6 +372,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    _refuse_unsigned(d, "eye")
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")

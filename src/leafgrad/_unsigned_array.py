@@ -54,7 +54,7 @@ REFUSED_UFUNCS = {
     np.logical_and: "logical_and_cpu", np.logical_or: "logical_or_cpu", np.logical_xor: "logical_xor_cpu",
     np.logical_not: "logical_not_cpu", np.gcd: "gcd_cpu", np.lcm: "lcm_cpu", np.heaviside: "heaviside_cpu",
     np.floor_divide: "div_floor_cpu", np.remainder: "remainder_cpu", np.fmod: "fmod_cpu",
-    np.left_shift: "lshift_cpu", np.right_shift: "rshift_cpu",
+    np.left_shift: "lshift_cpu", np.right_shift: "rshift_cpu", np.matmul: "addmm_impl_cpu_",
 }
 _REFUSED_METHODS = frozenset(("__call__", "outer"))
 # a Python number as an operand is how leafgrad's ops pass torch's Scalar arguments: torch's
@@ -69,7 +69,8 @@ _ACCUMULATE = {np.maximum: "cummax_cpu", np.minimum: "cummin_cpu"}
 REFUSED_FUNCTIONS = {
     np.tril: "tril", np.triu: "triu", np.trace: "trace", np.cross: "cross", np.nonzero: "nonzero_count_cpu",
     np.argwhere: "nonzero_count_cpu", np.count_nonzero: "nonzero_count_cpu", np.flatnonzero: "nonzero_count_cpu",
-    np.bincount: "bincount_cpu", np.inner: "addmm_impl_cpu_",
+    np.bincount: "bincount_cpu", np.inner: "matmul", np.dot: "matmul", np.vdot: "dot", np.tensordot: "matmul",
+    np.einsum: "bmm",
 }
 
 
@@ -88,6 +89,24 @@ def _shell_dtype(inputs):
         elif dt.kind in "fc":
             return None
     return found
+
+
+def _is_number(x) -> bool:
+    """A Python number, or the 0-d plain array the backend makes of one (``_ShellBackend.const``):
+    never a tensor's data, which is a UIntArray even when 0-d."""
+    return isinstance(x, _NUMBER) or (x.__class__ is _PLAIN and x.ndim == 0)
+
+
+def _matmul_kernel(a, b) -> str:
+    """torch's kernel for a matrix product of operands of these ndims (it folds batches into mm/mv)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 1 and nb == 1:
+        return "dot"
+    if nb == 1:
+        return "addmv_impl_cpu"
+    if nb == 2:
+        return "addmm_impl_cpu_"
+    return "bmm"
 
 
 def _index_of_array(inputs) -> int:
@@ -120,12 +139,14 @@ class UIntArray(np.ndarray):
         if kernel is not None:
             dt = _shell_dtype(inputs)
             if dt is not None:
-                if method == "__call__" and len(inputs) == 2 and isinstance(inputs[1 - _index_of_array(inputs)],
-                                                                            _NUMBER):
-                    if ufunc is np.power and inputs[0].__class__ is UIntArray and inputs[1] in (0, 1):
-                        kernel = None
-                    else:
-                        kernel = _WITH_NUMBER.get(ufunc, kernel)
+                if method == "__call__" and len(inputs) == 2:
+                    if ufunc is np.matmul:
+                        kernel = _matmul_kernel(inputs[0], inputs[1])
+                    elif _is_number(inputs[1 - _index_of_array(inputs)]):
+                        if ufunc is np.power and inputs[0].__class__ is UIntArray and inputs[1] in (0, 1):
+                            kernel = None
+                        else:
+                            kernel = _WITH_NUMBER.get(ufunc, kernel)
                 if kernel is not None:
                     refuse(kernel, dt)
         args = [_plain(x) for x in inputs]
@@ -144,12 +165,19 @@ class UIntArray(np.ndarray):
             # (torch counts along a dim for these dtypes, but has no kernel for the count of all)
             for a in args[:2]:  # (the data operands; ``np.cross``'s second, ``np.inner``'s too)
                 if getattr(a, "dtype", None) in SHELL_NP:
-                    refuse(kernel, a.dtype)
+                    refuse(_matmul_kernel(args[0], args[1]) if kernel == "matmul" else kernel, a.dtype)
         return _wrap(func._implementation(*args, **kwargs))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         """NumPy's astype; a UIntArray only when the result is one of the shell dtypes."""
         return _wrap(self.view(_PLAIN).astype(dtype, order=order, casting=casting, copy=copy))
+
+    def argmax(self, *args, **kwargs):
+        """torch has no argmax kernel for these dtypes (NumPy's method bypasses ``__array_ufunc__``)."""
+        refuse("argmax_cpu", self.dtype)
+
+    def argmin(self, *args, **kwargs):
+        refuse("argmin_cpu", self.dtype)
 
     def view(self, *args, **kwargs):
         """NumPy's view; reading the bytes as another dtype (``view(np.int32)``) gives a plain array."""
@@ -195,6 +223,11 @@ def register(by_array_type: dict, cpu) -> None:
 
     class _ShellBackend(Backend):
         __slots__ = ()
+
+        def const(self, value, dtype):
+            """A Python number as a plain 0-d array (see Backend.const): a ufunc then tells torch's
+            Scalar operand (``clamp_min(x, 2)``) from a tensor's data, which is always a UIntArray."""
+            return cpu.const(value, dtype)
 
         def to_numpy(self, arr) -> np.ndarray:
             """A plain view of the same memory: ``numpy()`` of a uint32 tensor is an ordinary uint32 array."""

@@ -21,6 +21,7 @@ from .._bfloat16 import add_scaled
 from . import pointwise as _pw
 from .registry import _namespace_of, _record, apply, defop, edge_of
 from .xp import TENSORS
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -67,6 +68,7 @@ INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    refuse_unsigned(input.dtype, "index_put")  # (uint16/32/64: see _ops/unsigned.py)
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices) if isinstance(indices, (tuple, list)) \
         else indices
     return apply(INDEX_PUT, (input, _value_tensor(values, input)), (key, accumulate))
@@ -591,6 +593,7 @@ def _whole(key: tuple) -> bool:
 
 
 def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tensor:
+    refuse_unsigned(self.dtype, "index_put")  # (uint16/32/64: see _ops/unsigned.py)
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
     v = _operand(values, self)
     check_index_put(self, key, v, isinstance(values, Tensor))

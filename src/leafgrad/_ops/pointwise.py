@@ -1034,7 +1034,7 @@ def lerp_check(input: Tensor, end: Tensor, weight):
     _require_tensors("lerp", input=input, end=end)
     kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_word(input.dtype).capitalize()}': "
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(input.dtype)}': "
                                   "lerp interpolates floating-point tensors")
     others = (("end", end),) + ((("weight", weight),) if isinstance(weight, Tensor) and weight._data.ndim else ())
     for name, t in others:
@@ -1054,6 +1054,7 @@ def _dtype_word(dt: D.dtype) -> str:
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, with torch's type promotion)."""
+    refuse_unsigned(input.dtype, "addcmul_cpu_out")  # (uint16/32/64: see _ops/unsigned.py)
     dt, value = addcmul_check(input, tensor1, tensor2, value)
     return apply(ADDCMUL, (input, tensor1, tensor2), (value,), cast=dt.np)
 

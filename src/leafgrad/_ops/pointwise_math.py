@@ -25,6 +25,7 @@ from ..autograd.grad_mode import STATE as _STATE
 from .pointwise import (_PY_SCALAR_KIND, RSQRT, _WRAP_IT, _erf, _no_derivative, _require_tensors, _tensors_only,
                         apply_unary, binary, unary_float, unary_float_op)
 from .registry import apply, defop
+from .unsigned import refuse_unsigned
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan2", "arctanh", "asin", "asinh",
            "atan2", "atanh", "cosh", "deg2rad", "erfc", "erfinv", "exp2", "frac", "heaviside", "hypot", "logaddexp",
@@ -506,6 +507,7 @@ def heaviside_check(input: Tensor, values: Tensor, position: int = 2) -> None:
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 for negative ``input``, 1 for positive (and 0 for nan), ``values`` where ``input`` is 0."""
+    refuse_unsigned(input.dtype, "heaviside_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     _require_tensors("heaviside", input=input, _hint=_WRAP_IT)
     heaviside_check(input, values)
     return binary(HEAVISIDE, input, values)

@@ -11,7 +11,7 @@ from .._tensor import Tensor, _wrap_dim
 from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
-from .unsigned import refuse_unsigned
+from .unsigned import refuse_flip
 from .._unsigned_array import keep_shell
 
 _make = Tensor._make
@@ -362,9 +362,9 @@ FLIP = defop("FlipBackward0", lambda xp, a, dims: xp.flip(a, dims).copy(), lambd
 
 
 def flip(input: Tensor, *dims) -> Tensor:
-    dims = _size_args(dims)
-    refuse_unsigned(input.dtype, "flip_cpu")  # (uint16/32/64: torch has no flip kernel)
-    return apply(FLIP, (input,), (tuple(_wrap_dim(d, input._data.ndim) for d in dims),))
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in _size_args(dims))
+    refuse_flip(input.dtype, input._data, dims)  # (uint16/32/64: torch's rule, see unsigned.py)
+    return apply(FLIP, (input,), (dims,))
 
 
 def _cat_back(xp, g, i, dim, sizes):

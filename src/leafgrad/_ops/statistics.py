@@ -22,6 +22,7 @@ from .registry import apply, defop
 from .shape import expand, flatten, movedim, reshape, stack, unsqueeze
 from .shape_extra import meshgrid, take_along_dim
 from .sorting import sort
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -100,6 +101,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max); values
     outside are not counted. The result has the input's (floating) dtype."""
+    refuse_unsigned(input.dtype, "aminmax_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     a = input._data
     if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}': histc "
@@ -157,6 +159,7 @@ def _search(seq: np.ndarray, vals, right: bool):
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
                  sorter: Tensor | None = None) -> Tensor:
     """Where each value would be inserted to keep the innermost dim of ``sorted_sequence`` sorted."""
+    refuse_unsigned(sorted_sequence.dtype, "searchsorted_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     seq = sorted_sequence._data
     if side is not None:
         if side not in ("left", "right"):
@@ -179,6 +182,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
 
 
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    refuse_unsigned(boundaries.dtype, "searchsorted_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     b = boundaries._data
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")
