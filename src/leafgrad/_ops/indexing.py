@@ -261,12 +261,12 @@ def select_back(xp, grads, dim: int, keepdim: bool, self_sym_sizes, indices):
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     d = _wrap_dim(dim, input._data.ndim)
-    if index.dtype._kind != 1:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index.dtype is not D.int64 and index.dtype is not D.int32:  # (torch's: no other integer dtype either)
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if index._data.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     idx = index._data
     if idx.size:
         size = input._data.shape[d] if input._data.ndim else 1
@@ -356,12 +356,12 @@ MASKED_SCATTER_ZEROS = defop("MaskedScatterBackward0", _masked_scatter_zeros_fwd
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    refuse_unsigned(input.dtype, "masked_select")  # (uint16/32/64: see _ops/unsigned.py)
     if not isinstance(mask, Tensor) or mask.dtype._kind != 0:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got "
                            f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
     from .inplace import broadcast_or_raise
     broadcast_or_raise(mask._data.shape, input._data.shape)
+    refuse_unsigned(input.dtype, "masked_select")  # (uint16/32/64: see _ops/unsigned.py)
     return apply(MASKED_SELECT, (input,), (mask,))
 
 

@@ -553,15 +553,14 @@ def floor_divide(input, other) -> Tensor:
 def _mod_fwd(ufunc_name: str):
     """Forward of remainder (Python's sign rule: the divisor's) or fmod (C's: the dividend's).
 
-    An integer divisor of zero raises, as torch does; a float one gives nan without a warning."""
-    kernel = "remainder_cpu" if ufunc_name == "mod" else "fmod_cpu"
-
+    An integer divisor of zero raises, as torch does; a float one gives nan without a warning. The
+    ufunc runs first: on uint16/32/64 data it raises torch's NotImplementedError (``remainder_cpu``,
+    ``fmod_cpu``: _unsigned_array.py) before any divisor is looked at, as torch's dispatch does."""
     def fwd(xp, a, b):
-        if a.dtype.kind == "u":
-            refuse_unsigned_array(a.dtype, kernel)
-        _check_int_divisor(xp, a, b, "remainder")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return getattr(xp, ufunc_name)(a, b)
+            out = getattr(xp, ufunc_name)(a, b)
+        _check_int_divisor(xp, a, b, "remainder")
+        return out
     return fwd
 
 

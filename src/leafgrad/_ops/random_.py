@@ -37,8 +37,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 
 
 def bernoulli_(self: Tensor, p: float = 0.5, *, generator=None) -> Tensor:
-    refuse_unsigned(self.dtype, "bernoulli_tensor_cpu_self_" if hasattr(p, "dtype") else "bernoulli_scalar_cpu_")  # (uint16/32/64: see _ops/unsigned.py)
     check_p(p)
+    refuse_unsigned(self.dtype, "bernoulli_tensor_cpu_self_" if hasattr(p, "dtype") else "bernoulli_scalar_cpu_")  # (uint16/32/64: see _ops/unsigned.py)
     return random_fill_(self, _rng(generator).random(self._data.shape) < p, "bernoulli_")
 
 

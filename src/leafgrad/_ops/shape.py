@@ -239,12 +239,19 @@ def expand(input: Tensor, *sizes) -> Tensor:
     return apply(EXPAND, (input,), (expanded_sizes(input, _size_args(sizes)),))
 
 
+def _type_word(t: Tensor) -> str:
+    """How torch's expand message names a tensor's type: its legacy name, or for uint16/32/64 (which have
+    none) the dispatch key's ("CPUUInt32Type")."""
+    from .. import _dtype as D
+    return f"CPU{D.scalar_type_name(t.dtype)}Type" if t.dtype in D._UNSIGNED_WIDE else t.type()
+
+
 def expanded_sizes(input: Tensor, sizes) -> tuple:
     """The shape ``input.expand(*sizes)`` has, or torch's error for sizes it cannot expand to."""
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand({input.type()}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"expand({_type_word(input)}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = []

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim
-from .._unsigned_array import keep_shell
+from .._unsigned_array import SHELL_NP, keep_shell
 
 from .pointwise import lerp
 from .registry import apply, defop
@@ -81,7 +81,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 # ----------------------------------------------------------------------------- counting
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     a = input._data
-    if a.dtype.kind not in "iub":
+    if a.dtype.kind not in "iub" or a.dtype in SHELL_NP:  # (uint16/32/64: see _ops/unsigned.py)
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}': "
                                   "bincount counts integers; convert the input first, e.g. x.long()")
     if a.ndim != 1 or (a.size and a.min() < 0):
