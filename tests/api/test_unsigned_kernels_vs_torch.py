@@ -82,6 +82,13 @@ FUNCTIONS = {
     "matmul_1d": lambda m, n: _v(m, n) @ _v(m, n),
     "matmul_bmm": lambda m, n: _u(m, n).reshape(1, 2, 3) @ _u(m, n).reshape(1, 3, 2),
     "outer": lambda m, n: m.outer(_v(m, n), _v(m, n)),
+    "inner_1d": lambda m, n: m.inner(_v(m, n), _v(m, n)),
+    "inner_2d": lambda m, n: m.inner(_u(m, n), _u(m, n)),
+    "einsum_dot": lambda m, n: m.einsum("i,i->", _v(m, n), _v(m, n)),
+    "einsum_mm": lambda m, n: m.einsum("ij,kj->ik", _u(m, n), _u(m, n)),
+    "einsum_no_contraction": lambda m, n: (m.einsum("i,j->ij", _v(m, n), _v(m, n)),
+                                           m.einsum("i,i->i", _v(m, n), _v(m, n))),
+    "einsum_one_operand": lambda m, n: (m.einsum("ij->ji", _u(m, n)), m.einsum("ij->", _u(m, n))),
     "sum_dtype": lambda m, n: _v(m, n).sum(dtype=getattr(m, n)),
     "sum_dtype_from_long": lambda m, n: _v(m, "int64").sum(dtype=getattr(m, n)),
     "sum_int64": lambda m, n: _v(m, n).sum(dtype=m.int64),
@@ -92,8 +99,15 @@ FUNCTIONS = {
     "masked_select": lambda m, n: _v(m, n).masked_select(_v(m, n) == 1),
     "masked_scatter": lambda m, n: _v(m, n).masked_scatter(_v(m, n) == 1, _v(m, n)),
     "index_put_": lambda m, n: _v(m, n).index_put_((_i(m, 0),), m.tensor([5], dtype=getattr(m, n))),
-    "setitem": lambda m, n: _v(m, n).__setitem__(0, 5),
+    "setitem": lambda m, n: (_v(m, n).__setitem__(0, 5), _v(m, n).__setitem__(slice(1, None), 5),
+                             _v(m, n).__setitem__(Ellipsis, 5), _v(m, n).__setitem__(True, 5)),
+    "setitem_mask": lambda m, n: _v(m, n).__setitem__(_v(m, n) == 1, 5),
+    "setitem_mask_tensor": lambda m, n: _v(m, n).__setitem__(_v(m, n) == 1, m.tensor(5, dtype=getattr(m, n))),
+    "setitem_index": lambda m, n: _v(m, n).__setitem__(_i(m, 0), 5),
+    "setitem_list": lambda m, n: _v(m, n).__setitem__([0, 1], 5),
     "getitem_index": lambda m, n: _v(m, n)[_i(m, 0, 2)],
+    "index_with_these_dtypes": lambda m, n: m.zeros(4)[_i(m, 1, 0).to(getattr(m, n))],
+    "index_with_a_0dim_one": lambda m, n: m.zeros(4)[m.tensor(1, dtype=getattr(m, n))],
     "getitem_mask": lambda m, n: _v(m, n)[_v(m, n) == 2],
     "index_add_": lambda m, n: _v(m, n).index_add_(0, _i(m, 0), _v(m, n)[:1]),
     "index_copy": lambda m, n: _v(m, n).index_copy(0, _i(m, 0), _v(m, n)[:1]),
@@ -107,6 +121,10 @@ FUNCTIONS = {
     "searchsorted": lambda m, n: m.searchsorted(_v(m, n), _v(m, n)),
     "bucketize": lambda m, n: m.bucketize(_v(m, n), _v(m, n)),
     "isin": lambda m, n: m.isin(_v(m, n), _v(m, n)),
+    "float_result_in_place": lambda m, n: (_v(m, n).sigmoid_(), _v(m, n).logit_()),
+    "float_result_in_place_exp": lambda m, n: _v(m, n).exp_(),
+    "dist": lambda m, n: _v(m, n).dist(_v(m, n)),
+    "dist_float": lambda m, n: _v(m, n).dist(m.tensor([1.0, 1.0, 1.0])),
     "lerp": lambda m, n: _v(m, n).lerp(_v(m, n), 0.5),
     "addcmul": lambda m, n: _v(m, n).addcmul(_v(m, n), _v(m, n)),
     "rsub": lambda m, n: 1 - _v(m, n),
@@ -219,7 +237,7 @@ def test_results_hold_the_array_type_exactly_for_these_dtypes(case, name):
     refuses); every other result a plain ndarray (the float paths never see the class)."""
     try:
         out = FUNCTIONS[case](lg, name)
-    except (NotImplementedError, RuntimeError, TypeError, OverflowError):
+    except (NotImplementedError, RuntimeError, TypeError, OverflowError, IndexError):
         return
     for t in _tensors(out):
         assert (t._data.dtype in SHELL_NP) == (t._data.__class__ is UIntArray), (t.dtype, type(t._data))
@@ -276,6 +294,8 @@ IN_PLACE = {
     "tril_": lambda t: t.reshape(1, 3).tril_(),
     "index_put_": lambda t: t.index_put_((lg.tensor([0]),), t[:1]),
     "masked_fill_": lambda t: t.masked_fill_(t == 1, 0),
+    "setitem_mask": lambda t: t.__setitem__(t == 1, 0),
+    "setitem_index": lambda t: t.__setitem__([0, 2], 0),
     "index_add_": lambda t: t.index_add_(0, lg.tensor([0]), t[:1]),
     "cumsum_": lambda t: t.cumsum_(0),
     "remainder_": lambda t: t.remainder_(0),

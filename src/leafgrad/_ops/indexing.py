@@ -24,6 +24,10 @@ def _is_bool0(k) -> bool:
     return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_
 
 
+# the dtypes torch indexes with (int8/int16 and uint16/32/64 only as 0-dim numbers)
+_INDEX_DTYPES = frozenset((D.int64, D.int32, D.uint8, D.bool))
+
+
 def normalize_key(key) -> tuple:
     """Turn a user key into a tuple of ints, slices, None, Ellipsis and index arrays."""
     if not isinstance(key, tuple):
@@ -33,7 +37,7 @@ def normalize_key(key) -> tuple:
         if isinstance(k, Tensor):
             if k._data.ndim == 0 and k.dtype._kind == 1:
                 k = int(k._data)
-            elif k.dtype._kind > 1:
+            elif k.dtype not in _INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 k = k._data

@@ -335,6 +335,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     dt = D.result_type(input, other)
+    refuse_unsigned(dt, "add_stub")  # (uint16/32/64: torch subtracts first, with no kernel for them)
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{D.scalar_type_name(dt)} instead: dist computes a norm, so convert the tensors first.")
