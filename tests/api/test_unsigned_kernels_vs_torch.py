@@ -48,8 +48,8 @@ bitwise_xor gcd gcd_ lcm heaviside clamp clamp_ clamp_min clamp_max clip atan2 h
 remainder fmod floor_divide equal allclose isclose cross dot""".split()
 WITH_NUMBER = """add add_ sub sub_ rsub mul div eq ne lt le gt ge ne_ le_ pow pow_ clamp_min clamp_max clamp_
 clamp_min_ fill_ remainder fmod floor_divide float_power bitwise_and bitwise_or bitwise_xor bitwise_left_shift
-bitwise_right_shift argmax argmin amax amin max min cumsum cumprod cumsum_ cumprod_ cummax kthvalue topk flip roll squeeze
-unsqueeze sum prod mean std logsumexp softmax narrow_copy tril triu count_nonzero median mode
+bitwise_right_shift argmax argmin amax amin max min cumsum cumprod cumsum_ cumprod_ cummax kthvalue topk flip roll
+squeeze unsqueeze sum prod mean std logsumexp softmax narrow_copy tril triu count_nonzero median mode
 new_zeros new_ones repeat tile""".split()
 
 PATTERNS = {
@@ -60,17 +60,10 @@ PATTERNS = {
 }
 METHOD_CASES = [(p, meth) for p, (names, _) in PATTERNS.items() for meth in names]
 
-# differences that are not about these dtypes (the same on int32), for their own issues
-NOT_THESE_DTYPES = {
-    ("()", "diag"): "diag of a 2-d integer tensor",
-}
-
 
 @pytest.mark.parametrize("name", UNSIGNED)
 @pytest.mark.parametrize("pattern,meth", METHOD_CASES, ids=[f"{m}{p}" for p, m in METHOD_CASES])
 def test_method_sweep_matches_torch(pattern, meth, name):
-    if (pattern, meth) in NOT_THESE_DTYPES:
-        pytest.xfail(NOT_THESE_DTYPES[(pattern, meth)])
     call = PATTERNS[pattern][1]
     same(torch, lambda m: call(m, name, meth))
 
@@ -205,19 +198,13 @@ FUNCTIONS = {
     "gather_index_dtype": lambda m, n: m.zeros(3).gather(0, _i(m, 0).to(getattr(m, n))),
     "bernoulli_bad_p": lambda m, n: _v(m, n).bernoulli(2.0),
     "masked_select_bad_mask": lambda m, n: _v(m, n).masked_select(_v(m, n)),
-    "flip_1d_and_empty": lambda m, n: (m.zeros(1, dtype=getattr(m, n)).flip(0), m.zeros(0, dtype=getattr(m, n)).flip(0)),
+    "flip_1d_and_empty": lambda m, n: (m.zeros(1, dtype=getattr(m, n)).flip(0),
+                                       m.zeros(0, dtype=getattr(m, n)).flip(0)),
 }
-
-# torch's differences that are not about these dtypes (or not yet fixed): each xfails strictly, so
-# a fix shows up as a failure to remove the entry
-NOT_YET = {}
-
 
 @pytest.mark.parametrize("name", UNSIGNED)
 @pytest.mark.parametrize("case", sorted(FUNCTIONS))
 def test_function_sweep_matches_torch(case, name):
-    if case in NOT_YET:
-        pytest.xfail(NOT_YET[case])
     same(torch, lambda m: FUNCTIONS[case](m, name))
 
 

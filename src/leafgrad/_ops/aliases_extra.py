@@ -231,7 +231,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     if p is not None:
         from .random_ import check_p
         check_p(p)  # (torch checks p before it looks for a kernel)
-    refuse_unsigned(input.dtype, "bernoulli_tensor_cpu_self_" if p is None else "bernoulli_scalar_cpu_")  # (uint16/32/64: see _ops/unsigned.py)
+    # (uint16/32/64: see _ops/unsigned.py)
+    refuse_unsigned(input.dtype, "bernoulli_tensor_cpu_self_" if p is None else "bernoulli_scalar_cpu_")
     draws = _bernoulli_draw(input.detach(), p, generator=generator)._data
     if not input.dtype.is_floating_point:
         return Tensor._make(draws)

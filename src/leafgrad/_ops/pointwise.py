@@ -12,10 +12,10 @@ import numpy as np
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
-from .._unsigned_array import keep_shell
+from .._unsigned_array import SHELL_NP, keep_shell, refuse as refuse_shell
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
-from .unsigned import refuse_unsigned, refuse_unsigned_array
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -505,7 +505,8 @@ def _div_rounded_fwd(xp, a, b, rounding_mode):
     if rounding_mode is None:
         return a / b
     if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
-        refuse_unsigned_array(a.dtype, f"div_{rounding_mode}_cpu")
+        if a.dtype in SHELL_NP:  # (the array type would name div_floor_cpu for both modes)
+            refuse_shell(f"div_{rounding_mode}_cpu", a.dtype)
         _check_int_divisor(xp, a, b, "division")
         q = xp.floor_divide(a, b)
         if rounding_mode == "trunc":  # floor rounds down; toward zero differs where the exact quotient is negative

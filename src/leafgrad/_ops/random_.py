@@ -38,7 +38,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None
 
 def bernoulli_(self: Tensor, p: float = 0.5, *, generator=None) -> Tensor:
     check_p(p)
-    refuse_unsigned(self.dtype, "bernoulli_tensor_cpu_self_" if hasattr(p, "dtype") else "bernoulli_scalar_cpu_")  # (uint16/32/64: see _ops/unsigned.py)
+    # (uint16/32/64: see _ops/unsigned.py)
+    refuse_unsigned(self.dtype, "bernoulli_tensor_cpu_self_" if hasattr(p, "dtype") else "bernoulli_scalar_cpu_")
     return random_fill_(self, _rng(generator).random(self._data.shape) < p, "bernoulli_")
 
 
@@ -59,7 +60,8 @@ def _random_bound(self: Tensor) -> int:
 
 
 def random_(self: Tensor, from_: int | None = None, to: int | None = None, *, generator=None) -> Tensor:
-    refuse_unsigned(self.dtype if from_ is None and to is None else None, "random_kernel_cpu")  # (uint16/32/64: see _ops/unsigned.py)
+    # (uint16/32/64: torch draws random_(to) / random_(from, to) for them, but not the full-range random_())
+    refuse_unsigned(self.dtype if from_ is None and to is None else None, "random_kernel_cpu")
     if from_ is None and to is None:
         from_, to = 0, _random_bound(self)
     elif to is None:  # random_(to): [0, to)

@@ -1,10 +1,13 @@
-"""torch's refusals for uint16 / uint32 / uint64, its "shell" dtypes.
+"""torch's refusals for uint16 / uint32 / uint64, its "shell" dtypes, where the array type cannot say them.
 
-torch 2.13 stores these dtypes, casts them, compares them for equality and multiplies them, but
-builds many CPU kernels without them (``"max_all" not implemented for 'UInt32'``). NumPy would
-happily compute every op on them, so the entry points of the ops torch refuses call
-:func:`refuse_unsigned` first. The check is one set lookup and sits only on reduction and
-creation paths, never on the float32 arithmetic fast paths.
+Most refusals come from the data itself: a tensor of these dtypes holds a ``UIntArray``
+(``_unsigned_array.py``) whose ufuncs and NumPy functions raise torch's NotImplementedError, so the
+dtype-agnostic fast paths (``pointwise.binary``, ``registry.apply*``) carry no dtype test. An op's
+entry point calls :func:`refuse_unsigned` itself only where that cannot be torch's answer: where
+torch's kernel name depends on the call (``max()`` is ``max_all``, ``max(0)`` ``max_cpu``), where
+leafgrad computes with ufuncs torch's kernel does not use (``topk`` sorts, ``median`` partitions,
+``masked_fill`` selects), or where torch refuses before a check leafgrad makes first. Those calls sit
+after the op's argument checks, as torch's dispatch comes after them, and are one set lookup each.
 """
 from __future__ import annotations
 
@@ -16,15 +19,6 @@ def refuse_unsigned(dtype: D.dtype, kernel: str) -> None:
     """Raise torch's NotImplementedError when ``dtype`` is uint16/32/64 (``kernel``: torch's kernel name)."""
     if dtype in D._UNSIGNED_WIDE:
         refuse(kernel, dtype.np)
-
-
-_SHELL_NP = frozenset(d.np for d in D._UNSIGNED_WIDE)
-
-
-def refuse_unsigned_array(np_dtype, kernel: str) -> None:
-    """:func:`refuse_unsigned` for a forward that sees arrays (its NumPy dtype), on integer branches only."""
-    if np_dtype in _SHELL_NP:
-        refuse_unsigned(D._FROM_NP[np_dtype], kernel)
 
 
 def refuse_flip(dtype: D.dtype, arr, dims) -> None:
