@@ -314,3 +314,31 @@ def test_message_names_the_dtype_and_the_fix(name):
     msg = str(info.value)
     assert msg.startswith(f"\"add_stub\" not implemented for 'UInt{name[4:]}'")
     assert f"torch.{name}" in msg and "x.to(torch.int64)" in msg
+
+
+# ----------------------------------------------------------------------------- float ops with these dtypes as operands
+MIXED = {
+    "mul": lambda m, f, u: f * u, "div": lambda m, f, u: f / u, "rdiv": lambda m, f, u: u / f,
+    "pow": lambda m, f, u: f ** u, "rpow": lambda m, f, u: u ** f, "add": lambda m, f, u: f + u,
+    "sub": lambda m, f, u: f - u, "rsub": lambda m, f, u: u - f, "maximum": lambda m, f, u: m.maximum(f, u),
+    "minimum": lambda m, f, u: m.minimum(f, u), "atan2": lambda m, f, u: m.atan2(f, u),
+    "hypot": lambda m, f, u: m.hypot(f, u), "where": lambda m, f, u: m.where(f > 1, f, u),
+    "fmod": lambda m, f, u: m.fmod(f, u), "remainder": lambda m, f, u: f % u, "xlogy": lambda m, f, u: m.xlogy(f, u),
+    "copysign": lambda m, f, u: m.copysign(f, u), "compare": lambda m, f, u: (f < u).float() * f,
+    "dist": lambda m, f, u: f.dist(u),
+}
+
+
+@pytest.mark.parametrize("name", UNSIGNED)
+@pytest.mark.parametrize("case", sorted(MIXED))
+def test_float_ops_with_these_operands_compute_and_differentiate(case, name):
+    """torch promotes a uint16/32/64 operand of a float op to the float (the array type lets those
+    through): values, first and second gradients as torch's."""
+    def run(m):
+        f = m.tensor([0.5, 1.5, 2.5], requires_grad=True)
+        u = m.tensor([1, 2, 3], dtype=getattr(m, name))
+        y = MIXED[case](m, f, u)
+        (g,) = m.autograd.grad(y.sum(), f, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), f, allow_unused=True) if g.requires_grad else (None,)
+        return y, g, gg
+    same(torch, run)

@@ -442,7 +442,7 @@ def _xlogy_self_grad(xp, g, self, other):
         out = xlogy(g, other)
     else:
         out = xp.apply(XLOGY, g, xp.astype(other, xp.dtype_of(g)))
-    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0), 0)
+    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0.0), 0)  # (0.0: a uint other compares in float)
 
 
 def _xlogy_other_grad(xp, g, self, other):
