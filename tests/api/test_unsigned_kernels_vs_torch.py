@@ -6,7 +6,9 @@ dtypes, or exactly torch's exception class with its message's opening (``"add_st
 implemented for 'UInt32'``). The Tensor-method sweep calls every method that takes no argument, a
 tensor, or a number on a 2-d tensor of each dtype, as a survey of what torch refuses.
 """
+import copy
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -244,6 +246,8 @@ def test_creation_casts_and_loading_give_the_array_type(tmp_path, name):
     lg.save(made[0], buf, _use_new_zipfile_serialization=False)
     buf.seek(0)
     made.append(lg.load(buf))
+    made += [pickle.loads(pickle.dumps(made[4])), copy.deepcopy(made[4]), made[4].clone().share_memory_(),
+             lg.empty_like(made[4]), made[4].new_empty(2), made[4].t() if made[4].ndim == 2 else made[4][None].t()]
     for t in made:
         assert t.dtype is dt and t._data.__class__ is UIntArray
     # and the other way: a view or cast to another dtype is a plain array

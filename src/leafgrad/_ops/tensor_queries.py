@@ -331,7 +331,7 @@ def share_memory_(self: Tensor) -> Tensor:
     new_root = np.ndarray(root.shape, root.dtype, buffer=block)
     new_root[...] = root
     for t in {id(owner): owner, id(self): self}.values():
-        t._data = _rebuilt(t._data, root, new_root)
+        t._data = keep_shell(_rebuilt(t._data, root, new_root))  # (uint16/32/64: their array type)
     return self
 
 
