@@ -156,3 +156,9 @@ def get_default_device() -> device:
         return device("cpu")
     backend_for_device(dev)
     return dev
+
+
+# uint16/32/64 data: an array type of its own that refuses what torch has no kernel for (_unsigned_array.py)
+from ._unsigned_array import register as _register_unsigned  # noqa: E402
+
+_register_unsigned(_BY_ARRAY_TYPE, CPU)

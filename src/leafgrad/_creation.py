@@ -13,6 +13,7 @@ from . import _ranges
 from ._alloc import allocate
 from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._bfloat16 import keep_bf16
+from ._unsigned_array import keep_shell, refuse as _refuse_shell
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
 
@@ -112,13 +113,19 @@ def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
         device = _DEFAULT_DEVICE[0]  # torch.set_default_device's choice (None: the CPU)
     if device is not None:
         backend_for_device(device)  # raises a clear error for cuda
-    arr = keep_bf16(arr)  # (bfloat16 data lives in its own array type: see _bfloat16.py)
+    arr = keep_shell(keep_bf16(arr))  # (bfloat16 and uint16/32/64 data live in array types of their own)
     t = Tensor._make(arr)
     if requires_grad:
         t._set_requires_grad(True, factory=True)
     if _gm_state.inference:  # tensors made in inference_mode are inference tensors (LG116)
         t._m().inference = True
     return t
+
+
+def _refuse_unsigned(d: D.dtype, kernel: str) -> None:
+    """torch's NotImplementedError for a factory it has no uint16/32/64 kernel for (``_unsigned_array.py``)."""
+    if d in D._UNSIGNED_WIDE:
+        _refuse_shell(kernel, d.np)
 
 
 def _dt(dtype, default=None) -> D.dtype:
@@ -269,6 +276,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
         # same memory, as torch keeps only the buffer. Every op finds its backend by the array's exact class,
         # and a subclass's own rules (matrix's `*` is matmul, its reductions stay 2-d) must not leak into ops.
         arr = arr.view(np.ndarray)
+    arr = keep_shell(arr)  # (uint16/32/64: a view of the same memory in their array type, _unsigned_array.py)
     if not arr.flags.writeable and not _WARNED_READ_ONLY:  # (once per process, as torch)
         _WARNED_READ_ONLY.append(True)
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
@@ -331,9 +339,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     d = _dt(dtype, _infer_dtype(vals))
-    if d in D._UNSIGNED_WIDE:
-        from ._ops.unsigned import refuse_unsigned
-        refuse_unsigned(d, "arange_cpu")
+    _refuse_unsigned(d, "arange_cpu")
     n = max(0, math.ceil((end - start) / step))
     if d.is_floating_point and d.itemsize >= 4:
         make = lambda: _ranges.arange_values(start, step, n, d.np)  # noqa: E731  (torch's float values, bit for bit)
@@ -346,6 +352,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    _refuse_unsigned(d, "linspace_cpu")
     steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -365,6 +372,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     d = _dt(dtype)
+    _refuse_unsigned(d, "eye")
     for name, v in (("n", n), ("m", m)):
         if v is not None and v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")

@@ -81,7 +81,7 @@ int32 = int = dtype("int32", np.int32, 1)  # noqa: A001
 int64 = long = dtype("int64", np.int64, 1)
 bool = dtype("bool", np.bool_, 0)  # noqa: A001
 # torch's "shell" unsigned dtypes: storage, casts and a few kernels only, and no promotion with other
-# integer dtypes (see promote_types); ops torch has no kernel for refuse them (see _ops/unsigned.py)
+# integer dtypes (see promote_types); ops torch has no kernel for refuse them (see _unsigned_array.py)
 uint16 = dtype("uint16", np.uint16, 1)
 uint32 = dtype("uint32", np.uint32, 1)
 uint64 = dtype("uint64", np.uint64, 1)

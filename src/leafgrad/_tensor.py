@@ -600,7 +600,8 @@ def vc_of(t: Tensor) -> VersionCounter:
 
 
 def _rebuild(arr, requires_grad):
-    t = Tensor._make(arr)
+    from ._unsigned_array import keep_shell
+    t = Tensor._make(keep_shell(arr))  # (uint16/32/64 data: its array type, _unsigned_array.py)
     t._requires_grad = requires_grad
     return t
 

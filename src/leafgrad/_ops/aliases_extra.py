@@ -22,6 +22,7 @@ from . import shape as S
 from . import shape_extra as SX
 from .indexing import SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
+from .unsigned import refuse_unsigned
 
 __all__ = ["FUNCTIONS", "METHODS"]
 
@@ -227,6 +228,11 @@ BERNOULLI = defop("BernoulliBackward0", lambda xp, a, draws: draws.astype(a.dtyp
 
 def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
     """0/1 draws with probabilities ``input`` (or ``p``); torch records a node whose gradient is zero."""
+    if p is not None:
+        from .random_ import check_p
+        check_p(p)  # (torch checks p before it looks for a kernel)
+    # (uint16/32/64: see _ops/unsigned.py)
+    refuse_unsigned(input.dtype, "bernoulli_tensor_cpu_self_" if p is None else "bernoulli_scalar_cpu_")
     draws = _bernoulli_draw(input.detach(), p, generator=generator)._data
     if not input.dtype.is_floating_point:
         return Tensor._make(draws)

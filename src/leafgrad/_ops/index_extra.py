@@ -29,6 +29,7 @@ from .indexing import (
     check_scatter,
 )
 from .registry import apply, defop
+from .unsigned import refuse_unsigned
 
 __all__ = [
     "argwhere",
@@ -196,10 +197,12 @@ def _index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha, inp
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """``input`` with ``alpha * source`` added at the positions ``index`` names along ``dim`` (repeats add up)."""
+    refuse_unsigned(input.dtype, "index_add_")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_add(input, dim, index, source, alpha, False)
 
 
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    refuse_unsigned(self.dtype, "index_add_")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_add(self, dim, index, source, alpha, True)
 
 
@@ -210,10 +213,12 @@ def _index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor, inplace: 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with the slices ``index`` names along ``dim`` replaced by ``source``'s."""
+    refuse_unsigned(input.dtype, "index_copy_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_copy(input, dim, index, source, False)
 
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    refuse_unsigned(self.dtype, "index_copy_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_copy(self, dim, index, source, True)
 
 
@@ -229,10 +234,12 @@ def _index_fill(self: Tensor, dim: int, index: Tensor, value, inplace: bool) -> 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``input`` with the slices ``index`` names along ``dim`` set to ``value`` (a number or a 0-d tensor)."""
+    refuse_unsigned(input.dtype, "index_fill_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_fill(input, dim, index, value, False)
 
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    refuse_unsigned(self.dtype, "index_fill_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return _index_fill(self, dim, index, value, True)
 
 
@@ -501,10 +508,12 @@ def _check_expands(have: tuple, target: tuple) -> None:
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` is set filled, in order, from ``source``."""
+    refuse_unsigned(input.dtype, "masked_scatter")  # (uint16/32/64: see _ops/unsigned.py)
     return _masked_scatter(input, mask, source, False)
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    refuse_unsigned(self.dtype, "masked_scatter")  # (uint16/32/64: see _ops/unsigned.py)
     return _masked_scatter(self, mask, source, True)
 
 
@@ -552,6 +561,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    refuse_unsigned(self.dtype, "take_put_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return _put(self, index, source, accumulate, True)
 
 
@@ -583,6 +593,7 @@ def _values(x):
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Whether each of ``elements`` is among ``test_elements`` (either may be a number)."""
+    refuse_unsigned(getattr(elements, "dtype", None), "isin_default_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError(f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
                         f"{type(test_elements).__name__}), but expected one of:\n * (Tensor elements, Tensor "

@@ -10,6 +10,7 @@ from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor, _wrap_dim
 from .pointwise import _no_derivative
 from .registry import apply, defop
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -23,6 +24,10 @@ def _is_bool0(k) -> bool:
     return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_
 
 
+# the dtypes torch indexes with (int8/int16 and uint16/32/64 only as 0-dim numbers)
+_INDEX_DTYPES = frozenset((D.int64, D.int32, D.uint8, D.bool))
+
+
 def normalize_key(key) -> tuple:
     """Turn a user key into a tuple of ints, slices, None, Ellipsis and index arrays."""
     if not isinstance(key, tuple):
@@ -32,7 +37,7 @@ def normalize_key(key) -> tuple:
         if isinstance(k, Tensor):
             if k._data.ndim == 0 and k.dtype._kind == 1:
                 k = int(k._data)
-            elif k.dtype._kind > 1:
+            elif k.dtype not in _INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 k = k._data
@@ -275,10 +280,11 @@ def select_back(xp, grads, dim: int, keepdim: bool, self_sym_sizes, indices):
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
-    if index.dtype._kind != 1:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index.dtype is not D.int64 and index.dtype is not D.int32:  # (torch's: no other integer dtype either)
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if index._data.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     idx = index._data
     if idx.size:
         size = input._data.shape[d] if input._data.ndim else 1
@@ -321,11 +327,13 @@ def check_scatter(input: Tensor, dim: int, index: Tensor, src) -> int:
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     d = check_scatter(input, dim, index, src)
     return apply(SCATTER_ADD, (input, src), (d, index))
 
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    refuse_unsigned(self.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     from .inplace import inplace
     d = check_scatter(self, dim, index, src)
     return inplace(SCATTER_ADD, self, (src,), (d, index), "scatter_add_")
@@ -333,6 +341,7 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 def scatter_(self: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: str | None = None) -> Tensor:
     """In place, with torch's checks and its nodes (ScatterBackward0/1); ``reduce`` goes out of place and back."""
+    refuse_unsigned(self.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     from .inplace import copy_, inplace
     if reduce is not None:
         return copy_(self, scatter(self, dim, index, src, value, reduce=reduce))
@@ -370,6 +379,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
                            f"{mask.dtype if isinstance(mask, Tensor) else type(mask).__name__}")
     from .inplace import broadcast_or_raise
     broadcast_or_raise(mask._data.shape, input._data.shape)
+    refuse_unsigned(input.dtype, "masked_select")  # (uint16/32/64: see _ops/unsigned.py)
     return apply(MASKED_SELECT, (input,), (mask,))
 
 
@@ -420,6 +430,7 @@ SCATTER_VALUE_REDUCE = defop("torch::autograd::NotImplemented",
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: str | None = None) -> Tensor:
+    refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     d = check_scatter(input, dim, index, value if src is None else src)
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce!r}; for 'sum', 'prod', "
@@ -455,6 +466,7 @@ INDEX_SELECT = defop("IndexSelectBackward0",
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    refuse_unsigned(input.dtype, "index_select")  # (uint16/32/64: see _ops/unsigned.py)
     if index.dtype._kind != 1:
         raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got {index.dtype})")
     if index._data.ndim > 1:
@@ -503,6 +515,7 @@ def check_masked_fill(input: Tensor, mask: Tensor, value, inplace: bool) -> None
         check_broadcast_into(input, mask)
     else:
         broadcast_or_raise(mask._data.shape, input._data.shape)
+    refuse_unsigned(input.dtype, "masked_fill")  # (uint16/32/64, after torch's checks: see _ops/unsigned.py)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
@@ -553,6 +566,7 @@ TAKE_BACK = defop("PutBackward0", _take_back_fwd, lambda xp, gg, index: xp.apply
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
+    refuse_unsigned(input.dtype, "take_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     if not isinstance(index, Tensor) or index.dtype._kind != 1:
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{index.dtype if isinstance(index, Tensor) else type(index).__name__}")

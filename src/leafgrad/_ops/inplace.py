@@ -21,6 +21,7 @@ from .._bfloat16 import add_scaled
 from . import pointwise as _pw
 from .registry import _NO_EDGE, _finish_saves, _namespace_of, _record, apply, defop, edge_of, shared_in_meta
 from .xp import TENSORS
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -67,6 +68,7 @@ INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    refuse_unsigned(input.dtype, "index_put")  # (uint16/32/64: see _ops/unsigned.py)
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices) if isinstance(indices, (tuple, list)) \
         else indices
     return apply(INDEX_PUT, (input, _value_tensor(values, input)), (key, accumulate))
@@ -188,6 +190,18 @@ def check_cast(t: Tensor, result_dtype, cpp_name: bool = False) -> None:
 
 
 
+def _cast_refused_first(self: Tensor, op, arrays: tuple, params: tuple) -> None:
+    """An in-place op whose forward refused a uint16/32/64 tensor's data (``_unsigned_array.py``): when
+    its result would be floating (``sigmoid_``, ``logit_``), torch refuses the cast first, so run the
+    forward on the values as int64 to see the result's dtype (only on this error path)."""
+    try:
+        probe = op.forward(np, *(a.view(np.ndarray).astype(np.int64) if a.dtype.kind == "u" else a
+                                 for a in arrays), *params)
+    except Exception:  # noqa: BLE001 - no answer from the probe: the original refusal stands
+        return
+    check_cast(self, probe.dtype)
+
+
 # ----------------------------------------------------------------------------- the one in-place path
 def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: str = "",
             site_skip: int = 2) -> Tensor:
@@ -240,7 +254,12 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
             arrays = (data, others[0]._data)
         else:
             arrays = (data,) + tuple([o._data for o in others]) if others else (data,)
-        out = op.forward(xp, *arrays, *params)
+        try:
+            out = op.forward(xp, *arrays, *params)
+        except NotImplementedError:
+            if data.__class__ is not np.ndarray and data.dtype.kind == "u":  # (uint16/32/64's array type)
+                _cast_refused_first(self, op, arrays, params)
+            raise
         if out.dtype != data.dtype:
             check_cast(self, out.dtype)
         data[...] = out
@@ -608,6 +627,9 @@ def setitem(self: Tensor, key, value) -> None:
     if any(_is_advanced(k) for k in nkey):
         v = _scalar_operand(_without_leading_ones(value) if isinstance(value, Tensor) else value, self)
         check_index_put(self, nkey, v, isinstance(value, Tensor))
+        if self.dtype in D._UNSIGNED_WIDE:  # (torch writes through a bool mask with masked_fill: see unsigned.py)
+            mask = len(nkey) == 1 and getattr(nkey[0], "dtype", None) == np.bool_
+            refuse_unsigned(self.dtype, "masked_fill" if mask else "index_put")
         inplace(INDEX_PUT, self, (v,), (nkey, False), "index_put_")
         return
     view = self if _whole(nkey) else getitem(self, key)
@@ -652,6 +674,7 @@ def index_put_(self: Tensor, indices, values, accumulate: bool = False) -> Tenso
     key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
     v = _operand(values, self)
     check_index_put(self, key, v, isinstance(values, Tensor))
+    refuse_unsigned(self.dtype, "index_put")  # (uint16/32/64, after torch's checks: see _ops/unsigned.py)
     return inplace(INDEX_PUT, self, (v,), (key, accumulate), "index_put_")
 
 

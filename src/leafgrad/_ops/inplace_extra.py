@@ -30,6 +30,7 @@ from . import shape as S
 from . import shape_extra as SX
 from . import special_ops as SP
 from .registry import _finish_saves, _record, defop
+from .unsigned import refuse_unsigned
 
 __all__ = ["FUNCTIONS", "METHODS"]
 
@@ -81,12 +82,16 @@ def _check_dtype_arg(self: Tensor, dtype, name: str) -> None:
 
 def _cumsum_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     _check_dtype_arg(self, dtype, "cumsum_")
-    return IP.inplace(R.CUMSUM, self, (), (_wrap_dim(dim, self._data.ndim),), "cumsum_")
+    d = _wrap_dim(dim, self._data.ndim)
+    refuse_unsigned(self.dtype, "cumsum_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
+    return IP.inplace(R.CUMSUM, self, (), (d,), "cumsum_")
 
 
 def _cumprod_(self: Tensor, dim: int, *, dtype=None) -> Tensor:
     _check_dtype_arg(self, dtype, "cumprod_")
-    return IP.inplace(SX.CUMPROD, self, (), (_wrap_dim(dim, self._data.ndim),), "cumprod_")
+    d = _wrap_dim(dim, self._data.ndim)
+    refuse_unsigned(self.dtype, "cumprod_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
+    return IP.inplace(SX.CUMPROD, self, (), (d,), "cumprod_")
 
 
 def _mod_(op, op_number, name: str):

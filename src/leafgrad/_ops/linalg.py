@@ -7,6 +7,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from .registry import apply, apply_simple, defop
+from .unsigned import refuse_unsigned
 from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
 # (every formula conjugates the saved operands it multiplies g by: torch's rule for complex
@@ -147,6 +148,8 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"both inputs should have same dtype, but got {input.dtype} and {other.dtype}. Convert "
                            "one with .to(other.dtype).")
+    if len(sa) == len(sb) == 1:
+        refuse_unsigned(input.dtype, "dot")  # (uint16/32/64: torch's inner of vectors is a dot; see unsigned.py)
     k = sa[-1]
     out = mm(input.reshape(-1, k), other.reshape(-1, k).t())  # (one BLAS call, as torch's tensordot)
     return out.view(sa[:-1] + sb[:-1])
@@ -285,6 +288,10 @@ def einsum(equation: str, *operands) -> Tensor:
     if not _:
         rhs = "".join(c for c in letters if lhs.count(c) == 1)
     out_letters = list(rhs)
+    if any(t.dtype in D._UNSIGNED_WIDE for t in operands) and any(
+            c not in out_letters and sum(c in term for term in terms) > 1 for c in letters):
+        # (uint16/32/64: torch contracts a letter shared by two operands with bmm, which has no kernel for them)
+        refuse_unsigned(next(t.dtype for t in operands if t.dtype in D._UNSIGNED_WIDE), "bmm")
     all_letters = out_letters + [c for c in letters if c not in out_letters]
     prod = None
     for k, (term, t) in enumerate(zip(terms, operands)):

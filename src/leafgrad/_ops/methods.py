@@ -19,6 +19,7 @@ from . import shape as S
 from . import shape_extra as SX
 from . import sorting as SO
 from .numpy_kwargs import numpy_kwargs
+from .unsigned import refuse_unsigned
 from .random_ import bernoulli_, exponential_, normal_, random_, uniform_
 
 
@@ -212,6 +213,7 @@ def _heaviside(self, values):
 
 def _heaviside_(self, values):
     PM.heaviside_check(self, values, position=1)
+    refuse_unsigned(self.dtype, "heaviside_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     return IP.binary_(PM.HEAVISIDE_INPLACE, self, values, (), "heaviside_")
 
 

@@ -12,9 +12,10 @@ import numpy as np
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
+from .._unsigned_array import SHELL_NP, keep_shell, refuse as refuse_shell
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_simple, defop
-from .unsigned import refuse_unsigned, refuse_unsigned_array
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -66,7 +67,7 @@ def _pow_scalar_fwd(xp, a, exponent):
 
 
 def _pow_tensor_fwd(xp, a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+    if a.dtype.kind in "iu" and b.dtype.kind == "i" and (b < 0).any():  # (an unsigned b is never negative)
         # integer powers with a negative exponent, element by element, as torch: 1 stays 1,
         # -1 alternates, anything else truncates to 0
         odd = (b % 2) != 0
@@ -526,7 +527,8 @@ def _div_rounded_fwd(xp, a, b, rounding_mode):
     if rounding_mode is None:
         return a / b
     if a.dtype.kind in "iub":  # (both operands have the promoted dtype by now)
-        refuse_unsigned_array(a.dtype, f"div_{rounding_mode}_cpu")
+        if a.dtype in SHELL_NP:  # (the array type would name div_floor_cpu for both modes)
+            refuse_shell(f"div_{rounding_mode}_cpu", a.dtype)
         _check_int_divisor(xp, a, b, "division")
         q = xp.floor_divide(a, b)
         if rounding_mode == "trunc":  # floor rounds down; toward zero differs where the exact quotient is negative
@@ -574,15 +576,14 @@ def floor_divide(input, other) -> Tensor:
 def _mod_fwd(ufunc_name: str):
     """Forward of remainder (Python's sign rule: the divisor's) or fmod (C's: the dividend's).
 
-    An integer divisor of zero raises, as torch does; a float one gives nan without a warning."""
-    kernel = "remainder_cpu" if ufunc_name == "mod" else "fmod_cpu"
-
+    An integer divisor of zero raises, as torch does; a float one gives nan without a warning. The
+    ufunc runs first: on uint16/32/64 data it raises torch's NotImplementedError (``remainder_cpu``,
+    ``fmod_cpu``: _unsigned_array.py) before any divisor is looked at, as torch's dispatch does."""
     def fwd(xp, a, b):
-        if a.dtype.kind == "u":
-            refuse_unsigned_array(a.dtype, kernel)
-        _check_int_divisor(xp, a, b, "remainder")
         with np.errstate(divide="ignore", invalid="ignore"):
-            return getattr(xp, ufunc_name)(a, b)
+            out = getattr(xp, ufunc_name)(a, b)
+        _check_int_divisor(xp, a, b, "remainder")
+        return out
     return fwd
 
 
@@ -805,6 +806,8 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
         return t
     res = apply(TO_COPY, (t,), (dt.np, t.dtype))
     res._data = keep_bf16(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
+    if dt in D._UNSIGNED_WIDE:  # (and a cast to uint16/32/64: their own array type, _unsigned_array.py)
+        res._data = keep_shell(res._data)
     return res
 
 
@@ -877,7 +880,7 @@ def _bitwise(npfn, kernel: str, shifts: bool = False):
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
         try:
-            return _make(np.asarray(npfn(a, b)))
+            return _make(keep_shell(np.asarray(npfn(a, b))))  # (uint16/32/64: their array type)
         except ValueError:
             from .inplace import raise_broadcast_error
             raise_broadcast_error(np.shape(a), np.shape(b))
@@ -1053,7 +1056,7 @@ def lerp_check(input: Tensor, end: Tensor, weight):
     _require_tensors("lerp", input=input, end=end)
     kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_word(input.dtype).capitalize()}': "
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(input.dtype)}': "
                                   "lerp interpolates floating-point tensors")
     others = (("end", end),) + ((("weight", weight),) if isinstance(weight, Tensor) and weight._data.ndim else ())
     for name, t in others:
@@ -1073,6 +1076,7 @@ def _dtype_word(dt: D.dtype) -> str:
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (broadcast, with torch's type promotion)."""
+    refuse_unsigned(input.dtype, "addcmul_cpu_out")  # (uint16/32/64: see _ops/unsigned.py)
     dt, value = addcmul_check(input, tensor1, tensor2, value)
     return apply(ADDCMUL, (input, tensor1, tensor2), (value,), cast=dt.np)
 

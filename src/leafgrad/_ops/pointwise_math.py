@@ -26,6 +26,7 @@ from .pointwise import (_PY_SCALAR_KIND, RSQRT, _WRAP_IT, _erf, _no_derivative, 
                         apply_simple, binary, unary_float, unary_float_op)
 from .pointwise import SGN  # noqa: E402  (defined beside abs, whose gradient uses it)
 from .registry import apply, defop
+from .unsigned import refuse_unsigned
 
 __all__ = ["acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan2", "arctanh", "asin", "asinh",
            "atan2", "atanh", "cosh", "deg2rad", "erfc", "erfinv", "exp2", "frac", "heaviside", "hypot", "logaddexp",
@@ -423,7 +424,7 @@ def _xlogy_self_grad(xp, g, self, other):
         out = xlogy(g, other)
     else:
         out = xp.apply(XLOGY, g, xp.astype(other, xp.dtype_of(g)))
-    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0), 0)
+    return xp.masked_fill(out, xp.logical_and(self == 0, other <= 0.0), 0)  # (0.0: a uint other compares in float)
 
 
 def _xlogy_other_grad(xp, g, self, other):
@@ -488,6 +489,7 @@ def heaviside_check(input: Tensor, values: Tensor, position: int = 2) -> None:
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 for negative ``input``, 1 for positive (and 0 for nan), ``values`` where ``input`` is 0."""
+    refuse_unsigned(input.dtype, "heaviside_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     _require_tensors("heaviside", input=input, _hint=_WRAP_IT)
     heaviside_check(input, values)
     return binary(HEAVISIDE, input, values)

@@ -321,7 +321,9 @@ LOG_SOFTMAX = defop("LogSoftmaxBackward0", _log_softmax_fwd,
 # ----------------------------------------------------------------------------- public functions
 def _sum_dtype(t: Tensor, dtype) -> np.dtype | None:
     if dtype is not None:
-        return D.to_dtype(dtype).np
+        dt = D.to_dtype(dtype)
+        refuse_unsigned(dt, "sum_cpu")  # (torch sums uint16/32/64 only in the default int64)
+        return dt.np
     if t.dtype._kind <= 1:
         return np.dtype(np.int64)
     return None
@@ -375,6 +377,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
 @numpy_kwargs
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if dtype is not None:
+        refuse_unsigned(D.to_dtype(dtype), "prod_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
         input = input.to(D.to_dtype(dtype))
     if dim is None:
         return apply(PROD, (input,), (None, False))
@@ -401,12 +404,13 @@ def _max_min(input: Tensor, dim, keepdim, other, which: str):
     if isinstance(dim, Tensor):
         from .pointwise import maximum, minimum
         return (maximum if which == "max" else minimum)(input, dim)
-    refuse_unsigned(input.dtype, f"{which}_all" if dim is None else f"{which}_cpu")
     if dim is None:
         _check_nonempty(input, which, None)
+        refuse_unsigned(input.dtype, f"{which}_all")  # (uint16/32/64, after torch's checks: see unsigned.py)
         return apply(MAX_ALL if which == "max" else MIN_ALL, (input,))
     d = _wrap_dim(int(dim), input._data.ndim)
     _check_nonempty(input, which, (d,))
+    refuse_unsigned(input.dtype, f"{which}_cpu")
     vals, idx = apply(MAX_DIM if which == "max" else MIN_DIM, (input,), (d, keepdim, which))
     return (return_types.max if which == "max" else return_types.min)((vals, idx))
 
@@ -423,17 +427,17 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 
 @numpy_kwargs
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    refuse_unsigned(input.dtype, "max_values_cpu")
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amax", dims)
+    refuse_unsigned(input.dtype, "max_values_cpu")  # (uint16/32/64, after torch's checks: see unsigned.py)
     return apply(AMAX, (input,), (dims, keepdim))
 
 
 @numpy_kwargs
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    refuse_unsigned(input.dtype, "min_values_cpu")
     dims = normalize_dims(dim, input._data.ndim)
     _check_nonempty(input, "amin", dims)
+    refuse_unsigned(input.dtype, "min_values_cpu")  # (uint16/32/64, after torch's checks: see unsigned.py)
     return apply(AMIN, (input,), (dims, keepdim))
 
 
@@ -558,8 +562,8 @@ def _implicit_dim(input: Tensor, dim) -> int:
 
 
 def _arg_extreme(input: Tensor, dim, keepdim: bool, which: str) -> Tensor:
-    """argmax / argmin (``which``): int64 positions, with torch's errors for empty input."""
-    refuse_unsigned(input.dtype, f"{which}_cpu")
+    """argmax / argmin (``which``): int64 positions, with torch's errors for empty input (uint16/32/64
+    data refuses in its ``argmax`` / ``argmin`` methods, after these checks: ``_unsigned_array.py``)."""
     a = input._data
     if dim is None:
         _check_nonempty(input, which, None)
@@ -602,6 +606,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     d = _wrap_dim(dim, input._data.ndim)
     if dtype is not None:
+        refuse_unsigned(D.to_dtype(dtype), "cumsum_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
         input = input.to(D.to_dtype(dtype))
     elif input.dtype._kind <= 1:  # bool and integers accumulate in int64, as torch
         input = input.to(D.int64)

@@ -11,7 +11,8 @@ from .._tensor import Tensor, _wrap_dim
 from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
 from .registry import apply, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
-from .unsigned import refuse_unsigned
+from .unsigned import refuse_flip
+from .._unsigned_array import keep_shell
 
 _make = Tensor._make
 
@@ -94,7 +95,7 @@ def _view_as_dtype(input: Tensor, dtype) -> Tensor:
         if a.ndim and a.strides[-1] != old:
             raise RuntimeError(f"self.stride(-1) must be 1 to view {names[0]} as {names[1]} (different element "
                                "sizes), but got a strided last dimension. Call .contiguous() first.")
-    out = _make(a.view(dt.np))
+    out = _make(keep_shell(a.view(dt.np)))  # (uint16/32/64: their array type, _unsigned_array.py)
     out._vc = vc_of(input)
     return out
 
@@ -238,12 +239,19 @@ def expand(input: Tensor, *sizes) -> Tensor:
     return apply(EXPAND, (input,), (expanded_sizes(input, _size_args(sizes)),))
 
 
+def _type_word(t: Tensor) -> str:
+    """How torch's expand message names a tensor's type: its legacy name, or for uint16/32/64 (which have
+    none) the dispatch key's ("CPUUInt32Type")."""
+    from .. import _dtype as D
+    return f"CPU{D.scalar_type_name(t.dtype)}Type" if t.dtype in D._UNSIGNED_WIDE else t.type()
+
+
 def expanded_sizes(input: Tensor, sizes) -> tuple:
     """The shape ``input.expand(*sizes)`` has, or torch's error for sizes it cannot expand to."""
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand({input.type()}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"expand({_type_word(input)}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = []
@@ -361,9 +369,9 @@ FLIP = defop("FlipBackward0", lambda xp, a, dims: xp.flip(a, dims).copy(), lambd
 
 
 def flip(input: Tensor, *dims) -> Tensor:
-    dims = _size_args(dims)
-    refuse_unsigned(input.dtype, "flip_cpu")  # (uint16/32/64: torch has no flip kernel)
-    return apply(FLIP, (input,), (tuple(_wrap_dim(d, input._data.ndim) for d in dims),))
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in _size_args(dims))
+    refuse_flip(input.dtype, input._data, dims)  # (uint16/32/64: torch's rule, see unsigned.py)
+    return apply(FLIP, (input,), (dims,))
 
 
 def _cat_back(xp, g, i, dim, sizes):

@@ -223,6 +223,11 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     for d in dims:
         _wrap_dim(d, nd)
+    if input.dtype in D._UNSIGNED_WIDE:  # (torch's rot90 is a flip, then a transpose)
+        from .unsigned import refuse_flip
+        turns = int(k) % 4
+        refuse_flip(input.dtype, input._data, tuple(_wrap_dim(d, nd) for d in
+                                                    ((), (dims[1],), dims, (dims[0],))[turns]))
     return apply(ROT90, (input,), (int(k), dims))
 
 

@@ -20,6 +20,7 @@ from .indexing import select_back
 from .reduction import _check_nonempty, _evenly
 from .registry import apply, defop, show_saved_as, unsigned_int64
 from .numpy_kwargs import numpy_kwargs
+from .unsigned import refuse_unsigned
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "cummax", "cummin"]
 
@@ -197,6 +198,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     k = int(k)
     if not 0 <= k <= _dim_size(input, int(dim)):
         raise RuntimeError("selected index k out of range")
+    refuse_unsigned(input.dtype, "topk_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     vals, idx = apply(TOPK, (input,), (k, int(dim), bool(largest), bool(sorted)))
     return return_types.topk((vals, idx))
 
@@ -210,17 +212,20 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     k = int(k)
     if not 1 <= k <= _dim_size(input, d):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    refuse_unsigned(input.dtype, "kthvalue_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     vals, idx = apply(KTHVALUE, (input,), (k, int(dim), bool(keepdim)))
     return return_types.kthvalue((vals, idx))
 
 
 def _median(input: Tensor, dim, keepdim: bool, ignore_nan: bool):
     if dim is None:
+        refuse_unsigned(input.dtype, "median_cpu")  # (uint16/32/64: see _ops/unsigned.py)
         return apply(NANMEDIAN_ALL if ignore_nan else MEDIAN_ALL, (input,), (ignore_nan,))
     ndim = input._data.ndim
     d = _wrap_dim(int(dim), ndim)
     if ndim:
         _check_nonempty(input, "median", (d,))  # (torch's nanmedian says "median()" too)
+    refuse_unsigned(input.dtype, "median_out")  # (uint16/32/64: see _ops/unsigned.py)
     vals, idx = apply(NANMEDIAN_DIM if ignore_nan else MEDIAN_DIM, (input,), (int(dim), bool(keepdim), ignore_nan))
     return (return_types.nanmedian if ignore_nan else return_types.median)((vals, idx))
 
@@ -237,6 +242,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False):
 
 def _cum(input: Tensor, dim: int, which: str, kind: str):
     _wrap_dim(int(dim), input._data.ndim)
+    refuse_unsigned(input.dtype, f"cum{which}_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     vals, idx = apply(CUMMAX if which == "max" else CUMMIN, (input,), (int(dim), which))
     return getattr(return_types, kind)((vals, idx))
 

@@ -15,12 +15,14 @@ import numpy as np
 from .. import _dtype as D
 from .. import return_types
 from .._tensor import Tensor, _wrap_dim
+from .._unsigned_array import SHELL_NP, keep_shell
 
 from .pointwise import lerp
 from .registry import apply, defop
 from .shape import expand, flatten, movedim, reshape, stack, unsqueeze
 from .shape_extra import meshgrid, take_along_dim
 from .sorting import sort
+from .unsigned import refuse_unsigned
 
 _make = Tensor._make
 
@@ -42,7 +44,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         d = _wrap_dim(dim, a.ndim)
         vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
-    return _results(_make(np.ascontiguousarray(vals)), inv, counts, return_inverse, return_counts)
+    return _results(_make(keep_shell(np.ascontiguousarray(vals))), inv, counts, return_inverse, return_counts)
 
 
 def _results(vals: Tensor, inv, counts, return_inverse: bool, return_counts: bool):
@@ -73,13 +75,13 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inv = np.cumsum(change) - 1
     starts = np.flatnonzero(change)
     counts = np.diff(np.append(starts, change.shape[0]))
-    return _results(_make(np.ascontiguousarray(vals)), inv, counts, return_inverse, return_counts)
+    return _results(_make(keep_shell(np.ascontiguousarray(vals))), inv, counts, return_inverse, return_counts)
 
 
 # ----------------------------------------------------------------------------- counting
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     a = input._data
-    if a.dtype.kind not in "iub":
+    if a.dtype.kind not in "iub" or a.dtype in SHELL_NP:  # (uint16/32/64: see _ops/unsigned.py)
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}': "
                                   "bincount counts integers; convert the input first, e.g. x.long()")
     if a.ndim != 1 or (a.size and a.min() < 0):
@@ -99,6 +101,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def histc(input: Tensor, bins: int = 100, min=0, max=0) -> Tensor:
     """Counts in ``bins`` equal bins over [min, max] (the data's range when min == max); values
     outside are not counted. The result has the input's (floating) dtype."""
+    refuse_unsigned(input.dtype, "aminmax_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     a = input._data
     if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}': histc "
@@ -156,6 +159,7 @@ def _search(seq: np.ndarray, vals, right: bool):
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
                  sorter: Tensor | None = None) -> Tensor:
     """Where each value would be inserted to keep the innermost dim of ``sorted_sequence`` sorted."""
+    refuse_unsigned(sorted_sequence.dtype, "searchsorted_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     seq = sorted_sequence._data
     if side is not None:
         if side not in ("left", "right"):
@@ -178,6 +182,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
 
 
 def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    refuse_unsigned(boundaries.dtype, "searchsorted_out_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     b = boundaries._data
     if b.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b.ndim})")

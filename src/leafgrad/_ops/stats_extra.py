@@ -17,6 +17,7 @@ from . import reduction as R
 from .indexing import select_back
 from .linalg_decomp import _pad
 from .registry import apply, defop, show_saved_as, unsigned_int64
+from .unsigned import refuse_unsigned
 
 __all__ = ["aminmax", "mode", "nansum", "nanmean", "std_mean", "var_mean", "cov", "corrcoef", "dist", "renorm",
            "cross"]
@@ -65,6 +66,7 @@ AMINMAX.node_cls._saved_names = ("self", "dim", "keepdim", "min", "max")
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     """The minimum and the maximum together, over ``dim`` or the whole tensor (return_types.aminmax)."""
+    refuse_unsigned(input.dtype, "aminmax_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     from ..return_types import aminmax as _aminmax
     if dim is not None:
         dim = _wrap(int(dim), input._data.ndim)
@@ -119,6 +121,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     if input._data.ndim and input._data.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size. The tensor has shape "
                          f"{list(input._data.shape)}: reduce over a dimension that has elements.")
+    refuse_unsigned(input.dtype, "mode_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     # (the dim as given: NumPy reads a negative one as torch does, and torch shows -1 as 2**64 - 1)
     return _mode(tuple(apply(MODE, (input,), (given, bool(keepdim)))))
 
@@ -330,6 +333,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     if not isinstance(other, Tensor):
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     dt = D.result_type(input, other)
+    refuse_unsigned(dt, "add_stub")  # (uint16/32/64: torch subtracts first, with no kernel for them)
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{D.scalar_type_name(dt)} instead: dist computes a norm, so convert the tensors first.")

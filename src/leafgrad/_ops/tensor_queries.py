@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, vc_of
+from .._unsigned_array import keep_shell
 from . import inplace as IP
 from .inplace_extra import restride
 from .registry import apply, defop
@@ -275,7 +276,7 @@ SET = defop("torch::autograd::NotImplemented", lambda xp, a, source: source, _se
 def set_(self: Tensor, source=None, storage_offset: int = 0, size=None, stride=None) -> Tensor:
     """``set_(source)``: share ``source``'s memory, shape and strides; ``set_()``: an empty tensor."""
     if source is None:
-        arr = np.empty((0,), dtype=self._data.dtype)
+        arr = keep_shell(np.empty((0,), dtype=self._data.dtype))  # (uint16/32/64: their array type)
     elif isinstance(source, Tensor):
         if source._data.dtype != self._data.dtype:
             raise RuntimeError(f"Could not set tensor of type {D.CPP_NAMES.get(source.dtype.name, source.dtype.name)}"
@@ -330,7 +331,7 @@ def share_memory_(self: Tensor) -> Tensor:
     new_root = np.ndarray(root.shape, root.dtype, buffer=block)
     new_root[...] = root
     for t in {id(owner): owner, id(self): self}.values():
-        t._data = _rebuilt(t._data, root, new_root)
+        t._data = keep_shell(_rebuilt(t._data, root, new_root))  # (uint16/32/64: their array type)
     return self
 
 
