@@ -600,8 +600,10 @@ def vc_of(t: Tensor) -> VersionCounter:
 
 
 def _rebuild(arr, requires_grad):
+    from ._bfloat16 import keep_bf16
     from ._unsigned_array import keep_shell
-    t = Tensor._make(keep_shell(arr))  # (uint16/32/64 data: its array type, _unsigned_array.py)
+    # (bfloat16 and uint16/32/64 data get their array types back: _bfloat16.py, _unsigned_array.py)
+    t = Tensor._make(keep_bf16(keep_shell(arr)))
     t._requires_grad = requires_grad
     return t
 

@@ -200,6 +200,15 @@ def test_save_load_both_ways(tmp_path):
     assert torch.load(buf).dtype == torch.bfloat16
 
 
+def test_pickle_keeps_bfloat16_arithmetic():
+    import pickle
+    t = torch.tensor([1.0, 2.0, 3.0]).bfloat16()
+    got = pickle.loads(pickle.dumps(lg.tensor([1.0, 2.0, 3.0], dtype=lg.bfloat16)))
+    assert isinstance(got._data, BFloat16Array)  # (a plain array's NumPy bfloat16 arithmetic is not torch's)
+    _same(t / 3, got / 3)
+    _same(t.sum() / 7, got.sum() / 7)
+
+
 def test_safetensors_bf16(tmp_path):
     st = pytest.importorskip("safetensors.torch")
     t = torch.tensor(A).bfloat16()
