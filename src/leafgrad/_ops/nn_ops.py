@@ -642,6 +642,32 @@ def _gelu_grad(xp, g, self, approximate):
 GELU = defop("GeluBackward0", _gelu_fwd, _gelu_grad, saved=("self", "approximate"))
 
 
+# Exact GELU keeps the normal CDF it computed (a hidden, non-differentiable second output): its
+# backward then needs no second erf, which costs more than the rest of the formula (see erf_f32.py).
+# Under create_graph the formula recomputes the CDF from ``self`` with differentiable ops.
+def _gelu_exact_fwd(xp, x, approximate):
+    t = x * _SQRT1_2
+    cdf = _erf(xp, xp.asarray(t) if isinstance(t, np.generic) else t)  # (asarray: see _gelu_fwd)
+    cdf += 1.0
+    cdf *= 0.5
+    return (x * cdf).astype(x.dtype, copy=False), cdf
+
+
+def _gelu_exact_grad(xp, g, self, approximate, result1):
+    if xp.tensors:
+        return _gelu_grad(xp, g[0], self, approximate)
+    pdf = xp.exp(self * self * -0.5)
+    pdf *= _INV_SQRT_2PI
+    pdf *= self
+    pdf += result1
+    return g[0] * pdf
+
+
+GELU_EXACT = defop("GeluBackward0", _gelu_exact_fwd, _gelu_exact_grad, saved=("self", "approximate", "result1"),
+                   n_out=2, diff_outputs=(True, False))
+show_saved(GELU_EXACT, ("self", "approximate", "result1"), hide=("result1",))
+
+
 def _silu_grad(xp, g, self):
     s = xp.apply(SIGMOID, self)
     return g * (s * (1 + self * (1 - s)))
