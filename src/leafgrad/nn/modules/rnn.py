@@ -15,7 +15,9 @@ import math
 import numbers
 import warnings
 
-from ..._creation import zeros
+from ..._creation import zeros, zeros_like
+from ..._dtype import float32
+from ..._ops.lstm_layer import lstm_layer
 from ..._ops.rnn_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 from ..._ops.shape import cat, stack
 from .. import functional as F
@@ -183,9 +185,12 @@ class RNNBase(Module):
         return {name.rsplit("_l", 1)[0]: getattr(self, name) for name in self._all_weights[k]}
 
     def _run_stream(self, x, state: tuple, k: int, reverse: bool) -> tuple[list, tuple]:
-        """One layer in one direction over the whole (L, N, features) input: its outputs in time order, final state."""
+        """One layer in one direction over the whole (L, N, features) input: its outputs in time order (a list
+        of steps, or one (L, N, H) tensor), final state."""
         p = self._stream_parameters(k)
         seq_len, batch = x.size(0), x.size(1)
+        if self.mode == "LSTM" and not self.proj_size and seq_len and x.dtype is float32:
+            return self._lstm_layer(x, state, p, reverse)
         # the input part of every step at once: one (L*N, features) matmul instead of L small ones
         steps = F.linear(x.reshape(seq_len * batch, x.size(2)), p["weight_ih"], p.get("bias_ih"))
         steps = steps.view(seq_len, batch, -1).unbind(0)
@@ -196,6 +201,19 @@ class RNNBase(Module):
             state = cell(steps[t], state, w_t, p.get("bias_hh"), p.get("weight_hr"))
             outputs[t] = state[0]
         return outputs, state
+
+    def _lstm_layer(self, x, state: tuple, p: dict, reverse: bool) -> tuple:
+        """A float32 LSTM layer without projection as one node, torch's ``MkldnnRnnLayerBackward0``
+        (``_ops/lstm_layer.py``): torch's CPU LSTM runs such layers as one oneDNN kernel each."""
+        b_ih, b_hh = p.get("bias_ih"), p.get("bias_hh")
+        if not x.is_contiguous():  # (a batch-first input: torch's CloneBackward0, as its kernel reads it contiguous)
+            x = x.contiguous()
+        if b_ih is None:  # (torch passes zeros shaped as the weights)
+            b_ih, b_hh = zeros_like(p["weight_ih"]), zeros_like(p["weight_hh"])
+        out, h, c = lstm_layer(x, p["weight_ih"], p["weight_hh"], b_ih, b_hh, state[0], state[1], reverse=reverse,
+                               has_biases=self.bias, num_layers=self.num_layers, bidirectional=self.bidirectional,
+                               batch_first=self.batch_first, train=self.training)
+        return out, (h, c)
 
     def forward(self, input, hx=None):
         """Run the recurrence over a sequence: ``input`` is ``(L, N, input_size)`` (``(N, L, input_size)`` with
@@ -223,7 +241,9 @@ class RNNBase(Module):
                 seq, final = self._run_stream(x, per_stream[k], k, reverse=direction == 1)
                 finals.append(final)
                 width = final[0].size(-1)
-                outputs.append(stack(seq, 0) if seq else zeros((0, batch, width), dtype=x.dtype))
+                if isinstance(seq, list):
+                    seq = stack(seq, 0) if seq else zeros((0, batch, width), dtype=x.dtype)
+                outputs.append(seq)
             x = cat(outputs, 2) if len(outputs) > 1 else outputs[0]
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)  # between layers, never after the last
