@@ -419,14 +419,32 @@ def adaptive_avg_pool2d(input: Tensor, out_hw) -> Tensor:
 
 
 # =============================================================================== embedding
+# A small table's gradient is one matmul of the rows' one-hot matrix with the output grads: ~7x faster than
+# np.add.at (an unbuffered scalar loop) for a language model's 65-row table over 400-500 lookups. Only for
+# finite grads (0 * inf would spread NaN to other rows) and a one-hot matrix of at most ~1M entries.
+_ONE_HOT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_ONE_HOT_MAX = 1 << 20
+
+
+def _one_hot_rows(idx, num_weights: int, gi):
+    """``out[r] = sum of gi[k] over the k with idx[k] == r``, as ``one_hot(idx).T @ gi``."""
+    hot = np.zeros((num_weights, idx.shape[0]), dtype=gi.dtype)
+    hot[idx, np.arange(idx.shape[0])] = 1.0
+    return hot @ gi
+
+
 def _embedding_back_fwd(xp, g, indices, num_weights, padding_idx, scale_grad_by_freq):
     idx = _array(indices).reshape(-1)
     gi = g.reshape(idx.shape[0], -1)
     if scale_grad_by_freq:
         counts = xp.bincount(idx, minlength=num_weights)
         gi = gi / counts[idx][:, None].astype(g.dtype)
-    out = xp.zeros((num_weights, gi.shape[1]), dtype=g.dtype)
-    xp.add.at(out, idx, gi)
+    if (g.__class__ is np.ndarray and g.dtype in _ONE_HOT_DTYPES and num_weights * idx.shape[0] <= _ONE_HOT_MAX
+            and np.isfinite(gi).all()):
+        out = _one_hot_rows(idx, num_weights, gi)
+    else:
+        out = xp.zeros((num_weights, gi.shape[1]), dtype=g.dtype)
+        xp.add.at(out, idx, gi)
     if padding_idx is not None:
         out[padding_idx] = 0
     return out
