@@ -4,9 +4,10 @@ How a forward pass runs: for each layer and direction, the whole input sequence 
 projected by one matmul (``x @ W_ih.T + b_ih``, all time steps at once); then a cell
 steps through time, adding ``h @ W_hh.T + b_hh`` and applying its gates. Each step is one
 op of ``_ops/rnn_cells.py`` (one node per timestep: ``LstmCellBackward0``,
-``GruCellBackward0``, ``RnnTanhCellBackward0`` / ``RnnReluCellBackward0``; torch's CPU LSTM
-records one ``MkldnnRnnLayerBackward0`` per layer instead), so backpropagation through time
-and double backward come from the autograd engine. The three classes differ only in their cell and in the state they
+``GruCellBackward0``, ``RnnTanhCellBackward0`` / ``RnnReluCellBackward0``), so backpropagation
+through time and double backward come from the autograd engine. A float32 LSTM without
+projection is one node per layer and direction instead, torch's ``MkldnnRnnLayerBackward0``
+(``_ops/lstm_layer.py``), as torch's CPU LSTM records it. The three classes differ only in their cell and in the state they
 carry: ``h`` for RNN and GRU, ``(h, c)`` for LSTM.
 """
 from __future__ import annotations
@@ -225,7 +226,8 @@ class RNNBase(Module):
         ``(L, N, num_directions * hidden_size)`` (batch first if asked; a PackedSequence for packed input) and
         the final states keep hx's layout. Every time step's cell is recorded as ordinary ops (the gate
         matmuls and pointwise functions), so gradients reach the input, hx and every weight; the outputs are
-        stacked, which makes the roots ``StackBackward0`` (``TransposeBackward0`` for a batch-first output,
+        stacked, which makes the roots ``StackBackward0`` (a float32 LSTM's output is its last layer's
+        ``MkldnnRnnLayerBackward0``, as torch's; ``TransposeBackward0`` for a batch-first output,
         ``SqueezeBackward1`` for unbatched input). Between layers, ``dropout`` applies only while training.
         """
         if is_packed(input):  # (a PackedSequence in, a PackedSequence out)
