@@ -52,9 +52,9 @@ class Adam(Optimizer):
         unless it is False; the same arithmetic, so the same values): one ``leafgrad._foreach_*``
         call per op instead of one in-place op per parameter per op. amsgrad, maximize, L2 weight
         decay, tensor betas and ``differentiable`` take the per-parameter path."""
-        if (group["foreach"] is False or group["amsgrad"] or group["maximize"] or group["differentiable"]
+        if (group.get("foreach") is False or group["amsgrad"] or group["maximize"] or group["differentiable"]
                 or any(isinstance(b, Tensor) for b in group["betas"])
-                or (group["weight_decay"] != 0 and not group["decoupled_weight_decay"])):
+                or (group["weight_decay"] != 0 and not group.get("decoupled_weight_decay", False))):
             return False
         lr, (beta1, beta2), decay = as_number(group["lr"]), group["betas"], group["weight_decay"]
         grads = [p.grad for p in params]
