@@ -226,6 +226,10 @@ def __getattr__(name: str):
     if name in ("is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"):
         mod = importlib.import_module(".autograd.anomaly", __name__)  # (torch's top-level forms)
         return getattr(mod, "set_detect_anomaly" if name == "set_anomaly_enabled" else name)
+    if name.startswith("_foreach_"):  # torch._foreach_add_ and the other list ops optimizers use (_foreach.py)
+        mod = importlib.import_module("._foreach", __name__)
+        if name in mod.__all__:
+            return getattr(mod, name)
     from .coverage import missing
     raise missing("torch", name)  # (a torch name leafgrad lacks says so: coverage.py)
 

@@ -14,6 +14,7 @@ from .._backend import _BY_ARRAY_TYPE
 from .._bfloat16 import add_scaled, cast_array, keep_bf16
 from .._unsigned_array import SHELL_NP, keep_shell, refuse as refuse_shell
 from .._tensor import TENSOR_TYPES, Tensor
+from .erf_f32 import erf_float32
 from .registry import apply, apply_simple, defop
 from .unsigned import refuse_unsigned
 
@@ -220,6 +221,8 @@ def _sigmoid(xp, a):
 
 
 def _erf(xp, a):
+    if a.__class__ is np.ndarray and a.dtype == np.float32:
+        return erf_float32(a)  # (vectorised, ~2x SciPy's scalar loop, within 1.5 ulp: see erf_f32.py)
     erf = _BY_ARRAY_TYPE[a.__class__].special("erf")  # exact where SciPy is installed
     if erf is not None:
         return erf(a).astype(a.dtype, copy=False)

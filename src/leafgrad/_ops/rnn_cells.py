@@ -13,9 +13,10 @@ once for all its steps, because OpenBLAS multiplies a few rows by a contiguous (
 about 4x faster than by a transposed view at these sizes (8x128 @ 128x512: ~35 vs ~130 us).
 
 Recorded nodes: ``LstmCellBackward0`` / ``GruCellBackward0`` / ``RnnTanhCellBackward0`` /
-``RnnReluCellBackward0``, one per step. torch records other nodes (on CPU its ``nn.LSTM`` is one
-``MkldnnRnnLayerBackward0`` per layer, its ``nn.LSTMCell`` the composite ops); the values and
-gradients are the same within float rounding.
+``RnnReluCellBackward0``, one per step. torch records other nodes (its ``nn.LSTMCell`` and float64
+``nn.LSTM`` the composite ops; a float32 ``nn.LSTM`` is one ``MkldnnRnnLayerBackward0`` per layer,
+which leafgrad records too: ``lstm_layer.py``); the values and gradients are the same within float
+rounding.
 
 The LSTM and GRU forwards also return a workspace (the activated gates), a non-differentiable
 output the array formulas read, as torch's fused CUDA cells do. The formulas of all inputs of a

@@ -480,6 +480,8 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate == "none" and input.dtype.is_floating_point:
+        return _act(O.GELU_EXACT, input, (approximate,), False, "gelu")[0]  # (its second output: the CDF)
     return _act(O.GELU, input, (approximate,), False, "gelu")
 
 

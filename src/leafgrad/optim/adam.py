@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .. import Tensor, maximum, zeros_like
+from .. import (Tensor, _foreach_add_, _foreach_addcdiv_, _foreach_addcmul_, _foreach_div_, _foreach_lerp_,
+                _foreach_mul_, _foreach_sqrt, maximum, zeros_like)
 from .optimizer import Optimizer, as_number, check_hyperparameters, check_implementation_flags, step_counter
 
 __all__ = ["Adam"]
@@ -45,6 +46,32 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = zeros_like(param)
         return state
+
+    def _update_group(self, params: list, states: list, group: dict) -> bool:
+        """The step of :meth:`_update` for every parameter at once, op by op over lists (``foreach``
+        unless it is False; the same arithmetic, so the same values): one ``leafgrad._foreach_*``
+        call per op instead of one in-place op per parameter per op. amsgrad, maximize, L2 weight
+        decay, tensor betas and ``differentiable`` take the per-parameter path."""
+        if (group.get("foreach") is False or group["amsgrad"] or group["maximize"] or group["differentiable"]
+                or any(isinstance(b, Tensor) for b in group["betas"])
+                or (group["weight_decay"] != 0 and not group.get("decoupled_weight_decay", False))):
+            return False
+        lr, (beta1, beta2), decay = as_number(group["lr"]), group["betas"], group["weight_decay"]
+        grads = [p.grad for p in params]
+        if decay != 0:
+            _foreach_mul_(params, 1 - lr * decay)
+        steps = [state["step"] for state in states]
+        _foreach_add_(steps, 1)
+        means, squares = [state["exp_avg"] for state in states], [state["exp_avg_sq"] for state in states]
+        _foreach_lerp_(means, grads, 1 - beta1)
+        _foreach_mul_(squares, beta2)
+        _foreach_addcmul_(squares, grads, grads, 1 - beta2)
+        counts = [step.item() for step in steps]
+        denoms = _foreach_sqrt(squares)
+        _foreach_div_(denoms, [math.sqrt(1 - beta2 ** t) for t in counts])
+        _foreach_add_(denoms, group["eps"])
+        _foreach_addcdiv_(params, means, denoms, [-lr / (1 - beta1 ** t) for t in counts])
+        return True
 
     def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         beta1, beta2 = (as_number(b) for b in group["betas"])

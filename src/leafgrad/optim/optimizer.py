@@ -298,11 +298,18 @@ class Optimizer:
                     states.append(state)
                 if params and group.get("capturable", False):
                     self._refuse_capturable()
+                if params and self._update_group(params, states, group):  # (a foreach form took them all)
+                    continue
                 for param, state in zip(params, states):
                     self._update(param, self._gradient_for_update(param, group), state, group)
                     if state:
                         self.state[param] = state
         return loss
+
+    def _update_group(self, params: list, states: list, group: dict) -> bool:
+        """Update all of a group's parameters at once (torch's foreach form: ``leafgrad._foreach_*``, one
+        call per op over every parameter) and return True, or return False to update them one by one."""
+        return False
 
     # Adafactor and Muon read the parameter before shrinking it, so they apply weight_decay themselves
     _decays_in_update = False

@@ -4,9 +4,10 @@ How a forward pass runs: for each layer and direction, the whole input sequence 
 projected by one matmul (``x @ W_ih.T + b_ih``, all time steps at once); then a cell
 steps through time, adding ``h @ W_hh.T + b_hh`` and applying its gates. Each step is one
 op of ``_ops/rnn_cells.py`` (one node per timestep: ``LstmCellBackward0``,
-``GruCellBackward0``, ``RnnTanhCellBackward0`` / ``RnnReluCellBackward0``; torch's CPU LSTM
-records one ``MkldnnRnnLayerBackward0`` per layer instead), so backpropagation through time
-and double backward come from the autograd engine. The three classes differ only in their cell and in the state they
+``GruCellBackward0``, ``RnnTanhCellBackward0`` / ``RnnReluCellBackward0``), so backpropagation
+through time and double backward come from the autograd engine. A float32 LSTM without
+projection is one node per layer and direction instead, torch's ``MkldnnRnnLayerBackward0``
+(``_ops/lstm_layer.py``), as torch's CPU LSTM records it. The three classes differ only in their cell and in the state they
 carry: ``h`` for RNN and GRU, ``(h, c)`` for LSTM.
 """
 from __future__ import annotations
@@ -15,7 +16,9 @@ import math
 import numbers
 import warnings
 
-from ..._creation import zeros
+from ..._creation import zeros, zeros_like
+from ..._dtype import float32
+from ..._ops.lstm_layer import lstm_layer
 from ..._ops.rnn_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 from ..._ops.shape import cat, stack
 from .. import functional as F
@@ -183,9 +186,12 @@ class RNNBase(Module):
         return {name.rsplit("_l", 1)[0]: getattr(self, name) for name in self._all_weights[k]}
 
     def _run_stream(self, x, state: tuple, k: int, reverse: bool) -> tuple[list, tuple]:
-        """One layer in one direction over the whole (L, N, features) input: its outputs in time order, final state."""
+        """One layer in one direction over the whole (L, N, features) input: its outputs in time order (a list
+        of steps, or one (L, N, H) tensor), final state."""
         p = self._stream_parameters(k)
         seq_len, batch = x.size(0), x.size(1)
+        if self.mode == "LSTM" and not self.proj_size and seq_len and x.dtype is float32:
+            return self._lstm_layer(x, state, p, reverse)
         # the input part of every step at once: one (L*N, features) matmul instead of L small ones
         steps = F.linear(x.reshape(seq_len * batch, x.size(2)), p["weight_ih"], p.get("bias_ih"))
         steps = steps.view(seq_len, batch, -1).unbind(0)
@@ -197,6 +203,19 @@ class RNNBase(Module):
             outputs[t] = state[0]
         return outputs, state
 
+    def _lstm_layer(self, x, state: tuple, p: dict, reverse: bool) -> tuple:
+        """A float32 LSTM layer without projection as one node, torch's ``MkldnnRnnLayerBackward0``
+        (``_ops/lstm_layer.py``): torch's CPU LSTM runs such layers as one oneDNN kernel each."""
+        b_ih, b_hh = p.get("bias_ih"), p.get("bias_hh")
+        if not x.is_contiguous():  # (a batch-first input: torch's CloneBackward0, as its kernel reads it contiguous)
+            x = x.contiguous()
+        if b_ih is None:  # (torch passes zeros shaped as the weights)
+            b_ih, b_hh = zeros_like(p["weight_ih"]), zeros_like(p["weight_hh"])
+        out, h, c = lstm_layer(x, p["weight_ih"], p["weight_hh"], b_ih, b_hh, state[0], state[1], reverse=reverse,
+                               has_biases=self.bias, num_layers=self.num_layers, bidirectional=self.bidirectional,
+                               batch_first=self.batch_first, train=self.training)
+        return out, (h, c)
+
     def forward(self, input, hx=None):
         """Run the recurrence over a sequence: ``input`` is ``(L, N, input_size)`` (``(N, L, input_size)`` with
         ``batch_first``), unbatched ``(L, input_size)``, or a PackedSequence; ``hx`` is the initial state,
@@ -207,7 +226,8 @@ class RNNBase(Module):
         ``(L, N, num_directions * hidden_size)`` (batch first if asked; a PackedSequence for packed input) and
         the final states keep hx's layout. Every time step's cell is recorded as ordinary ops (the gate
         matmuls and pointwise functions), so gradients reach the input, hx and every weight; the outputs are
-        stacked, which makes the roots ``StackBackward0`` (``TransposeBackward0`` for a batch-first output,
+        stacked, which makes the roots ``StackBackward0`` (a float32 LSTM's output is its last layer's
+        ``MkldnnRnnLayerBackward0``, as torch's; ``TransposeBackward0`` for a batch-first output,
         ``SqueezeBackward1`` for unbatched input). Between layers, ``dropout`` applies only while training.
         """
         if is_packed(input):  # (a PackedSequence in, a PackedSequence out)
@@ -223,7 +243,9 @@ class RNNBase(Module):
                 seq, final = self._run_stream(x, per_stream[k], k, reverse=direction == 1)
                 finals.append(final)
                 width = final[0].size(-1)
-                outputs.append(stack(seq, 0) if seq else zeros((0, batch, width), dtype=x.dtype))
+                if isinstance(seq, list):
+                    seq = stack(seq, 0) if seq else zeros((0, batch, width), dtype=x.dtype)
+                outputs.append(seq)
             x = cat(outputs, 2) if len(outputs) > 1 else outputs[0]
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)  # between layers, never after the last

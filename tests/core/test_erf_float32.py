@@ -1,0 +1,55 @@
+"""The vectorised float32 erf kernel (``_ops/erf_f32.py``): accuracy against a double-precision
+reference, special values, and agreement with torch.erf."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import leafgrad as lg
+from leafgrad._ops.erf_f32 import erf_float32
+
+
+def _inputs() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([rng.standard_normal(100_000) * 2, np.linspace(-5, 5, 100_001),
+                         10.0 ** rng.uniform(-44, 0.7, 50_000),
+                         [0.927734375, np.nextafter(np.float32(0.927734375), np.float32(1)), 3.9, 3.92, 3.93, 4, 6,
+                          1e-45, 1.17e-38]]).astype(np.float32)
+    return np.concatenate([xs, -xs])
+
+
+def _ulps(got: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    exact = np.vectorize(math.erf)(xs.astype(np.float64))
+    spacing = np.spacing(np.abs(exact.astype(np.float32))).astype(np.float64)
+    spacing[spacing == 0] = np.finfo(np.float32).smallest_subnormal
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def test_within_one_and_a_half_ulp_of_the_exact_erf():
+    xs = _inputs()
+    got = erf_float32(xs)
+    assert got.dtype == np.float32 and got.shape == xs.shape
+    assert _ulps(got, xs).max() <= 1.5
+
+
+def test_special_values_and_input_untouched():
+    xs = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 50.0, -50.0], dtype=np.float32)
+    before = xs.copy()
+    got = erf_float32(xs)
+    np.testing.assert_array_equal(xs, before)
+    np.testing.assert_array_equal(got[[0, 1, 5, 6]], [1, -1, 1, -1])
+    assert np.isnan(got[2])
+    assert got[3] == 0 and not np.signbit(got[3]) and np.signbit(got[4])  # erf(-0.0) is -0.0, as torch's
+
+
+def test_erf_and_gelu_use_it_and_agree_with_torch():
+    torch = pytest.importorskip("torch")
+    xs = _inputs()
+    ours = lg.erf(lg.tensor(xs)).numpy()
+    theirs = torch.erf(torch.tensor(xs)).numpy()
+    spacing = np.spacing(np.abs(theirs))
+    spacing[spacing == 0] = np.finfo(np.float32).smallest_subnormal
+    assert (np.abs(ours.astype(np.float64) - theirs) / spacing).max() <= 2.5  # (1.5 ulp ours + 1 ulp torch's)
+    np.testing.assert_array_equal(ours, erf_float32(xs))
