@@ -28,7 +28,7 @@ from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, matmul
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
 from .._ops.reduction import log_softmax as _log_softmax, softmax as _softmax
-from ._f_activations import (_act, celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish,  # noqa: F401
+from ._f_activations import (_act, _require_floating, celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish,  # noqa: F401
                              mish, selu, selu_, softshrink, softsign, tanhshrink, threshold, threshold_)
 from ._f_losses import (cosine_embedding_loss, cosine_similarity, hinge_embedding_loss, kl_div,  # noqa: F401
                         margin_ranking_loss, pairwise_distance, soft_margin_loss)
@@ -470,6 +470,9 @@ def relu_(input: Tensor) -> Tensor:
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype is D.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits: this uint8 tensor cannot "
+                           "hold them; pass limits >= 0, or convert first, e.g. x.to(torch.int16)")
     return _act(O.HARDTANH, input, (min_val, max_val), inplace, "hardtanh_")
 
 
@@ -480,25 +483,30 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    if approximate == "none" and input.dtype.is_floating_point:
+    _require_floating(input, "GeluKernelImpl")
+    if approximate == "none":
         return _act(O.GELU_EXACT, input, (approximate,), False, "gelu")[0]  # (its second output: the CDF)
     return _act(O.GELU, input, (approximate,), False, "gelu")
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    _require_floating(input, "silu_cpu")
     return _act(O.SILU, input, (), inplace, "silu_")
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     from .._ops.nn_more_act import LEAKY_RELU_INPLACE  # (in place: torch's LeakyReluBackward1, saving the result)
+    _require_floating(input, "leaky_relu_cpu")
     return _act(O.LEAKY_RELU, input, (negative_slope,), inplace, "leaky_relu_", LEAKY_RELU_INPLACE)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    _require_floating(input, "softplus_cpu")
     return _act(O.SOFTPLUS, input, (beta, threshold), False, "softplus")
 
 
 def logsigmoid(input: Tensor) -> Tensor:
+    _require_floating(input, "log_sigmoid_cpu")
     return O.log_sigmoid(input)
 
 
