@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import add_scaled, cast_array, keep_bf16
+from .._lowp import LowpArray, add_scaled, cast_array, keep_lowp
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 from .unsigned import refuse_unsigned, refuse_unsigned_array
@@ -22,7 +22,7 @@ _make = Tensor._make
 def _add_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a + b
-    if b.dtype.kind == "V":  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
+    if isinstance(b, LowpArray):  # (torch: alpha in float16/bfloat16, one fused multiply-add: _lowp.add_scaled)
         return add_scaled(a, b, alpha)
     return a + alpha * b
 
@@ -32,7 +32,7 @@ ADD = defop("AddBackward0", _add_fwd,
 def _sub_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a - b
-    if b.dtype.kind == "V":
+    if isinstance(b, LowpArray):
         return add_scaled(a, b, -alpha)
     return a - alpha * b
 
@@ -300,8 +300,10 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     if ta and tb:
         ad, bd = a._data.dtype, b._data.dtype
         if out_dtype is None and (ad == bd or (bd.kind == "b" and ad.kind in "iufcV") or
-                                  (ad.kind == "b" and bd.kind in "iufcV")):
-            return apply(op, (a, b), params)  # NumPy's promotion is torch's here: no cast pass
+                                  (ad.kind == "b" and bd.kind in "iufc" and b._data.__class__ is np.ndarray)):
+            # NumPy's promotion is torch's here: no cast pass (but a bool first operand of a 16-bit float
+            # one is cast: the op runs on the first array's backend, and only _lowp's rounds once)
+            return apply(op, (a, b), params)
         dt = D.result_type(a, b)
     else:
         if not ta and not tb:
@@ -782,7 +784,7 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
     if t._data.dtype == dt.np and not copy:
         return t
     res = apply(TO_COPY, (t,), (dt.np, t.dtype))
-    res._data = keep_bf16(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
+    res._data = keep_lowp(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
     return res
 
 

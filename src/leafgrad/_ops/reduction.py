@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._bfloat16 import prod_sequential, round_like
+from .._lowp import LowpArray, prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_unary, defop, show_saved_as
@@ -100,7 +100,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
 
 
 def _prod(a, axis, keepdims: bool):
-    if a.dtype.kind == "V":  # (torch rounds each partial product: see _bfloat16.prod_sequential)
+    if isinstance(a, LowpArray):  # (torch rounds each partial product: see _lowp.prod_sequential)
         return prod_sequential(a, axis, keepdims)
     if a.dtype.kind == "u":  # (NumPy multiplies unsigned ints in uint64; torch in int64, wrapping)
         a = a.astype(np.int64)
@@ -284,7 +284,7 @@ def _softmax_fwd(xp, a, dim):
 
 def _log_softmax_fwd(xp, a, dim):
     s = a - _row_max(xp, a, dim)
-    # (bfloat16: torch's kernel stores the sum and its log in bfloat16; round_like is a no-op otherwise)
+    # (float16/bfloat16: torch's kernel stores the sum and its log in that dtype; else round_like is a no-op)
     lse = round_like(xp.log(round_like(xp.add.reduce(xp.exp(s), dim, None, None, True), a)), a)
     if s.dtype != lse.dtype:  # (an integer input: the result is floating)
         return s - lse

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._bfloat16 import keep_bf16
+from .._lowp import keep_lowp
 
 __all__ = ["ArrayNamespace", "array_namespace", "TENSORS", "TensorNamespace"]
 
@@ -87,7 +87,7 @@ class ArrayNamespace:
         real part, as torch's casts do (NumPy's would warn)."""
         if a.dtype == dtype:
             return a
-        return keep_bf16((a.real if a.dtype.kind == "c" and np.dtype(dtype).kind != "c" else a).astype(dtype))
+        return keep_lowp((a.real if a.dtype.kind == "c" and np.dtype(dtype).kind != "c" else a).astype(dtype))
 
     def dtype_of(self, a):
         """The NumPy dtype of an array or a Tensor."""

@@ -1,0 +1,324 @@
+"""16-bit floating storage (float16, bfloat16) computed the way torch's CPU kernels compute it.
+
+torch's CPU kernels for ``Half`` and ``BFloat16`` load their 16-bit values into float32, do the
+whole op there and round to the 16-bit type once, when they store the result; reductions
+accumulate in float32. NumPy's own float16 loops round after every ufunc (an op that leafgrad writes
+as several NumPy calls, softmax or add with ``alpha``, rounds in between), its ``x * 0.1`` rounds
+0.1 to float16 first, and ml_dtypes' bfloat16 ufuncs are no better. So the data of such a tensor is
+a :class:`LowpArray` (one subclass per dtype: ``_float16.Float16Array``, ``_bfloat16.BFloat16Array``),
+an ``ndarray`` subclass registered as an array type of its own in ``_backend`` (as a CuPy array
+would be):
+
+* any NumPy computation on it (ufuncs, their ``reduce``/``at`` methods, ``np.*`` functions) runs in
+  float32 and returns a float32 :class:`Float32From` array (an ``ndarray`` subclass with no
+  behaviour of its own but ``astype``): a whole op's forward is float32 arithmetic;
+* the op wrapper already converts a forward's result whose array type is not its input's with
+  the backend's ``asarray`` (``registry.apply``); for these backends that is :func:`round_result`,
+  which rounds a floating result to the 16-bit dtype once: torch's "compute in float32, round per op";
+* a backward formula on 16-bit gradients likewise computes in float32; the engine casts each
+  gradient back to its input's dtype with ``astype``, which on a :class:`Float32From` gives a
+  :class:`LowpArray` again (a plain float32 array's ``astype`` would give a plain 16-bit array,
+  whose NumPy arithmetic is not torch's);
+* data movement that must stay a view (reshape, transpose, slicing, ``broadcast_to``) keeps the
+  16-bit array untouched, and writes into it (``a[i] = v``, ``np.copyto``, ``out=``) round.
+
+The float32 and float64 paths see none of this: a plain ``ndarray`` still goes to NumPy's backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["LowpArray", "Float32From", "ExactResult", "add_scaled", "as_lowp", "cast_array", "keep_lowp",
+           "prod_sequential", "register", "round_like", "round_result"]
+
+_F32 = np.dtype(np.float32)
+_PLAIN = np.ndarray
+#: storage dtype -> its LowpArray subclass (float16 from import; bfloat16 once ml_dtypes is loaded)
+_CLASS_OF: dict = {}
+
+
+def _grad_state():
+    from .autograd.grad_mode import STATE
+    global _grad_state
+    _grad_state = lambda: STATE  # noqa: E731  (looked up once: grad_mode imports this module's users)
+    return STATE
+
+
+def _up(x):
+    """A 16-bit float array (a LowpArray or a plain one) as plain float32; anything else unchanged."""
+    if isinstance(x, LowpArray):  # (an ndarray method, argmax say, may give one of another dtype)
+        v = x.view(_PLAIN)
+        return v.astype(_F32) if v.dtype is x.STORE else v
+    if isinstance(x, _PLAIN):
+        return x.view(_PLAIN).astype(_F32) if x.dtype.itemsize == 2 and x.dtype in _CLASS_OF else x
+    if x.__class__ is list or x.__class__ is tuple:
+        return x.__class__(_up(v) for v in x)
+    return x
+
+
+def _mark(r, wide):
+    """A computation's float32 result as a ``wide`` (:class:`Float32From`) array (others unchanged)."""
+    if r.__class__ is _PLAIN or r.__class__ is np.float32:
+        if r.dtype == _F32:
+            return np.asarray(r).view(wide)
+    elif r.__class__ is tuple:
+        return tuple(_mark(v, wide) for v in r)
+    return r
+
+
+def _exact(r):
+    """A result in a dtype that the caller asked for (a cast, ``sum(dtype=...)``): kept as it is."""
+    if isinstance(r, _PLAIN) or isinstance(r, np.generic):
+        return np.asarray(r).view(ExactResult)
+    if r.__class__ is tuple:
+        return tuple(_exact(v) for v in r)
+    return r
+
+
+def _asked_dtype(kwargs: dict, store):
+    """``kwargs`` with a ``dtype=<store>`` replaced by float32 (accumulate there, round once), and
+    whether a dtype other than ``store`` was asked for."""
+    d = kwargs.get("dtype")
+    if d is None:
+        return kwargs, False
+    if np.dtype(d) == store:
+        return {**kwargs, "dtype": _F32}, False
+    return kwargs, True
+
+
+def keep_lowp(arr):
+    """``arr`` as its :class:`LowpArray` view when it holds float16 or bfloat16, else itself: for the
+    places that make a tensor's array outside an op (factories, casts, files)."""
+    d = arr.dtype
+    if d.itemsize == 2:
+        cls = _CLASS_OF.get(d)
+        if cls is not None and arr.__class__ is not cls:
+            return arr.view(cls)
+    return arr
+
+
+def cast_array(a, np_dtype):
+    """``a.astype(np_dtype)`` as a forward's result: a 16-bit float one a :class:`LowpArray`; one cast
+    from a 16-bit float marked so that the backend does not round it back (see :func:`round_result`)."""
+    r = a.astype(np_dtype, copy=True)
+    kept = keep_lowp(r)
+    if kept is not r or isinstance(r, LowpArray):
+        return kept
+    if isinstance(a, LowpArray):
+        return r.view(ExactResult)
+    return r
+
+
+def _plain(x):
+    return x.view(_PLAIN) if isinstance(x, LowpArray) else x
+
+
+def as_lowp(arr, cls):
+    """``arr`` (any array or number) as a ``cls`` array, rounding once (no copy when it already holds
+    ``cls.STORE``: a plain 16-bit view becomes a ``cls`` view of the same memory)."""
+    if arr.__class__ is cls:
+        return arr
+    arr = np.asarray(arr)
+    if arr.dtype != cls.STORE:
+        arr = arr.astype(cls.STORE)
+    return arr.view(cls)
+
+
+def round_result(cls, obj, dtype=None, **kwargs):
+    """A 16-bit backend's ``asarray`` (bound to ``cls`` by :class:`_Module`): with ``dtype``, NumPy's;
+    without, a forward's result, rounded to ``cls.STORE`` when it is floating (an integer or bool
+    result keeps its dtype)."""
+    if dtype is not None:
+        return keep_lowp(np.asarray(_plain(obj), dtype=dtype, **kwargs))
+    if obj.__class__ is cls:
+        return obj if obj.dtype is cls.STORE else obj.view(_PLAIN)
+    if obj.__class__ is ExactResult:
+        return obj.view(_PLAIN)
+    r = np.asarray(obj)  # (also drops Float32From)
+    if r.dtype.kind == "f" or r.dtype == cls.STORE:
+        return as_lowp(r, cls)
+    return r
+
+
+def round_like(v, like):
+    """``v`` rounded to ``like``'s 16-bit dtype and kept as float32 when ``like`` holds one (else
+    ``v``): the points inside one of torch's kernels where it stores a 16-bit partial result
+    (log_softmax stores its sum and its log; see reduction.py)."""
+    cls = _CLASS_OF.get(like.dtype) if like.dtype.itemsize == 2 else None
+    if cls is None:
+        return v
+    return np.asarray(v).astype(cls.STORE).astype(_F32).view(cls.WIDE)
+
+
+def add_scaled(a, b, alpha):
+    """``a + alpha * b`` for a 16-bit ``b`` as torch's add kernel takes it: ``alpha`` rounded to the
+    16-bit dtype (it is cast to the tensor's dtype), then one fused multiply-add in float32
+    (emulated in float64, where the product is exact), then the op's one rounding."""
+    cls = b.__class__ if isinstance(b, LowpArray) else _CLASS_OF[b.dtype]
+    store = cls.STORE
+    al = float(np.asarray(alpha, _F32).astype(store).astype(np.float64))
+    a32 = _up(a) if isinstance(a, _PLAIN) else np.float32(a)
+    b32 = _up(b)
+    out = (a32.astype(np.float64) + al * b32.astype(np.float64)).astype(_F32)
+    if out.shape == b32.shape == np.shape(a32) and out.ndim:
+        # torch's loop takes 32 elements per vector step; the last n % 32 (of the flat order) go
+        # through its scalar loop, which rounds alpha * b to the 16-bit dtype before adding
+        tail = out.size % 32
+        if tail:
+            flat, fa, fb = out.reshape(-1), a32.reshape(-1)[-tail:], b32.reshape(-1)[-tail:]
+            prod = (np.float32(al) * fb).astype(store).astype(_F32)
+            flat[-tail:] = fa + prod
+    return out.view(cls.WIDE)
+
+
+def prod_sequential(a, axis, keepdims: bool):
+    """A product of 16-bit values the way torch's CPU kernel takes it: one factor at a time, each
+    partial product rounded to the 16-bit dtype (the same as torch's for reductions of up to a few
+    dozen values; a long contiguous one torch splits over vector lanes, in an order not reproduced)."""
+    cls = a.__class__ if isinstance(a, LowpArray) else _CLASS_OF[a.dtype]
+    v = a.view(_PLAIN).astype(_F32)
+    axes = tuple(range(v.ndim)) if axis is None else tuple(d % v.ndim for d in np.atleast_1d(axis))
+    rest = [d for d in range(v.ndim) if d not in axes]
+    w = v.transpose(axes + tuple(rest)).reshape((-1,) + tuple(v.shape[d] for d in rest))
+    acc = np.ones(w.shape[1:], _F32)
+    for row in w:
+        acc = (acc * row).astype(cls.STORE).astype(_F32)
+    if keepdims:
+        acc = acc.reshape(tuple(1 if d in axes else v.shape[d] for d in range(v.ndim)))
+    return as_lowp(acc, cls)
+
+
+# np.* functions that move or view data without arithmetic: run on the 16-bit values themselves,
+# so that views stay views and writes land in the 16-bit array (and round there)
+_KEEP = frozenset(getattr(np, n) for n in (
+    "reshape", "transpose", "swapaxes", "moveaxis", "ravel", "squeeze", "expand_dims", "broadcast_to",
+    "broadcast_arrays", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d", "split", "array_split",
+    "flip", "copyto", "put", "putmask", "place", "shape", "ndim", "size", "may_share_memory",
+    "shares_memory", "permute_dims", "matrix_transpose", "unstack") if hasattr(np, n))
+_KEEP = _KEEP | {np.lib.stride_tricks.as_strided, np.lib.stride_tricks.sliding_window_view}
+
+# torch's add and sub kernels cast a number operand to the tensor's dtype (``x + 0.1`` adds
+# bfloat16(0.1)); mul and div read it in float32 (``x * 0.1`` multiplies by 0.1f): checked on torch
+_SCALAR_IN_STORE = frozenset((np.add, np.subtract))
+
+
+class LowpArray(np.ndarray):
+    """16-bit float values whose arithmetic runs in float32 (see the module docstring). A subclass
+    names its storage dtype ``STORE`` and its :class:`Float32From` subclass ``WIDE``."""
+
+    STORE = None
+    WIDE: type
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        cls = self.__class__
+        args = [_up(x) for x in inputs]
+        if ufunc in _SCALAR_IN_STORE and method == "__call__" and len(args) == 2:
+            store = cls.STORE
+            args = [x.astype(store).astype(_F32) if x.__class__ is _PLAIN and x.ndim == 0 and x.dtype == _F32
+                    else x for x in args]
+        kwargs, asked = _asked_dtype(kwargs, cls.STORE)
+        if method == "at":  # in place into inputs[0]: do it in float32, then round back into it
+            target = inputs[0]
+            work = args[0]
+            ufunc.at(work, *args[1:], **kwargs)
+            if work is not target:
+                np.copyto(_plain(target), work, casting="unsafe")
+            return None
+        if out is None:
+            r = getattr(ufunc, method)(*args, **kwargs)
+            if (ufunc is np.add and method == "__call__" and len(inputs) == 2 and _grad_state().in_backward
+                    and inputs[0].__class__ is inputs[1].__class__ is cls):
+                # the engine sums the gradients an input gets from several uses with ``+``: that sum is
+                # one op of torch's, rounded (and what follows it must see a 16-bit array)
+                return as_lowp(r, cls)
+            return _exact(r) if asked else _mark(r, cls.WIDE)
+        res = getattr(ufunc, method)(*args, **kwargs)
+        results = res if isinstance(res, tuple) else (res,)
+        for o, r in zip(out, results):
+            np.copyto(_plain(o), r, casting="unsafe")  # (rounds once into a 16-bit out)
+        return out[0] if len(out) == 1 else out
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _KEEP:
+            return func._implementation(*args, **kwargs)
+        kwargs, asked = _asked_dtype({k: _up(v) for k, v in kwargs.items()}, self.__class__.STORE)
+        r = func(*_up(list(args)), **kwargs)
+        return _exact(r) if asked else _mark(r, self.__class__.WIDE)
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """NumPy's astype; the result is a LowpArray only when it is a 16-bit float (a float32 copy is
+        a plain array, or every later op would round it back)."""
+        return keep_lowp(self.view(_PLAIN).astype(dtype, order=order, casting=casting, copy=copy))
+
+    def tolist(self):
+        v = self.view(_PLAIN)
+        return (v.astype(_F32) if v.dtype is self.STORE else v).tolist()  # (Python floats, as torch's tolist)
+
+    def item(self, *args):
+        v = self.view(_PLAIN)
+        return (v.astype(_F32) if v.dtype is self.STORE else v).item(*args)
+
+
+class Float32From(np.ndarray):
+    """float32 values computed from 16-bit ones (see the module docstring): plain float32 arithmetic,
+    but ``astype`` back to the 16-bit dtype gives a :class:`LowpArray`. A subclass names its
+    LowpArray subclass ``ARRAY``."""
+
+    ARRAY: type
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        plain = self.view(_PLAIN)
+        if np.dtype(dtype) is self.ARRAY.STORE:
+            if not _grad_state().in_backward:
+                # inside a forward (``(...).astype(x.dtype)`` keeps a float32 op's dtype): stay float32,
+                # the wrapper rounds the op's result once; in a backward the engine's cast-back rounds
+                return plain.astype(_F32, copy=False).view(self.__class__)
+            return plain.astype(self.ARRAY.STORE).view(self.ARRAY)
+        return keep_lowp(plain.astype(dtype, order=order, casting=casting, copy=copy))
+
+
+class ExactResult(np.ndarray):
+    """A forward's result in a dtype that was asked for (see :func:`cast_array`): never rounded."""
+
+
+class _Module:
+    """NumPy for one 16-bit backend, with ``asarray`` = :func:`round_result` (see the docstring)."""
+
+    def __init__(self, cls) -> None:
+        self.asarray = lambda obj, dtype=None, **kwargs: round_result(cls, obj, dtype, **kwargs)
+
+    def __getattr__(self, name: str):
+        value = getattr(np, name)
+        setattr(self, name, value)
+        return value
+
+
+def register(cls, wide, name: str, numpy_view: bool) -> None:
+    """Make ``cls`` (holding ``cls.STORE`` values; ``wide`` its Float32From subclass) an array type of
+    its own in ``_backend``. ``numpy_view``: ``Tensor.numpy()`` gives a plain ndarray view of the data
+    (float16; bfloat16 has no NumPy dtype of its own, and torch refuses its numpy())."""
+    from ._backend import _BY_ARRAY_TYPE, CPU, Backend
+
+    class _Backend(Backend):
+        __slots__ = ()
+
+        def const(self, value, dtype):
+            """A Python number of a 16-bit op as float32, not rounded to the 16-bit dtype: torch's CPU
+            kernels read a scalar operand in their float32 compute type (``x * 0.3`` multiplies by 0.3f)."""
+            return Backend.const(self, value, _F32 if dtype is cls.STORE else dtype)
+
+        def to_numpy(self, arr):
+            return arr.view(_PLAIN) if numpy_view else arr
+
+    cls.WIDE, wide.ARRAY = wide, cls
+    _CLASS_OF[cls.STORE] = cls
+    if cls not in _BY_ARRAY_TYPE:
+        _BY_ARRAY_TYPE[cls] = _Backend(name, _Module(cls), cls, CPU.device, special_module=CPU.special_module)
+        # (a Float32From is float32 data: should one reach a tensor, NumPy's backend serves it)
+        _BY_ARRAY_TYPE[wide] = CPU
+        _BY_ARRAY_TYPE[ExactResult] = CPU
+
+
+# float16 needs no optional package: its array type is registered as soon as this module is imported
+# (bfloat16's on first use, by _bfloat16.load)
+from . import _float16  # noqa: E402,F401
