@@ -24,6 +24,7 @@ class Float16Array(LowpArray):
     """float16 values whose arithmetic runs in float32 (see ``_lowp.py``)."""
 
     STORE = F16
+    BACKWARD_PER_OP = True
 
 
 class Float32FromF16(Float32From):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["LowpArray", "Float32From", "ExactResult", "add_scaled", "as_lowp", "cast_array", "keep_lowp",
-           "prod_sequential", "register", "round_like", "round_result"]
+           "nll_cascade", "prod_sequential", "register", "round_like", "round_result", "unrounded"]
 
 _F32 = np.dtype(np.float32)
 _PLAIN = np.ndarray
@@ -84,6 +84,19 @@ def _asked_dtype(kwargs: dict, store):
     if np.dtype(d) == store:
         return {**kwargs, "dtype": _F32}, False
     return kwargs, True
+
+
+def _per_op(cls, r, asked: bool):
+    """A backward step's result for a ``BACKWARD_PER_OP`` family: rounded, as torch's separate op."""
+    if asked:
+        return _exact(r)
+    return as_lowp(r, cls) if r.dtype == _F32 else r
+
+
+def unrounded(v):
+    """A forward's extra float32 result ``v`` of a 16-bit op, kept float32 (the backend does not round
+    it); any other ``v`` unchanged."""
+    return v.view(ExactResult) if isinstance(v, Float32From) else v
 
 
 def keep_lowp(arr):
@@ -188,6 +201,51 @@ def prod_sequential(a, axis, keepdims: bool):
     return as_lowp(acc, cls)
 
 
+def nll_cascade(picked, w, keep, reduction: str):
+    """torch's nll_loss reduction (its CPU kernel's loop) for 16-bit ``picked`` values ``x[b, t_b]``:
+    it sums ``-x * w`` and the weights in the 16-bit dtype itself, each addition rounded, through an
+    8-level cascade of partial sums (levels of 16 samples), skipping ignored samples (``keep``
+    False), then divides the two sums. ``w``: the per-sample weights, None for all ones."""
+    cls = picked.__class__ if isinstance(picked, LowpArray) else _CLASS_OF[picked.dtype]
+    st = cls.STORE.type
+
+    def r(v):
+        return np.float32(st(v))
+
+    p = _up(picked).reshape(-1)
+    wf = None if w is None else _up(w).reshape(-1)
+    kf = None if keep is None else np.asarray(keep).reshape(-1)
+    n = p.size
+    power = max(4, (int(n - 1).bit_length() if n > 1 else 0) // 8)  # (CeilLog2(n) / 8 levels)
+    mask = (1 << power) - 1
+    loss, wsum = [np.float32(0)] * 8, [np.float32(0)] * 8
+    ignored = 0
+    one = np.float32(1)
+    for b in range(n):
+        if kf is not None and not kf[b]:
+            ignored += 1
+            continue
+        wv = one if wf is None else wf[b]
+        wsum[0] = r(wsum[0] + wv)
+        loss[0] = r(loss[0] + r(-p[b] * wv))
+        for j in range(7):
+            if b & (mask << (j * power)):
+                break
+            wsum[j + 1], loss[j + 1] = r(wsum[j + 1] + wsum[j]), r(loss[j + 1] + loss[j])
+            wsum[j] = loss[j] = np.float32(0)
+    total = np.float32(0)
+    for v in loss:
+        total = r(total + v)
+    if reduction == "mean":
+        weight = r(n - ignored) if wf is None else np.float32(0)
+        if wf is not None:
+            for v in wsum:
+                weight = r(weight + v)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = r(total / weight)
+    return as_lowp(np.asarray(total), cls)
+
+
 # np.* functions that move or view data without arithmetic: run on the 16-bit values themselves,
 # so that views stay views and writes land in the 16-bit array (and round there)
 _KEEP = frozenset(getattr(np, n) for n in (
@@ -208,6 +266,9 @@ class LowpArray(np.ndarray):
 
     STORE = None
     WIDE: type
+    #: whether each NumPy call of a backward formula rounds its result (torch's Half backward kernels
+    #: round after each elementary step: sigmoid's is ``h(h(g * h(1 - y)) * y)``, checked on torch)
+    BACKWARD_PER_OP = False
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         cls = self.__class__
@@ -226,6 +287,8 @@ class LowpArray(np.ndarray):
             return None
         if out is None:
             r = getattr(ufunc, method)(*args, **kwargs)
+            if cls.BACKWARD_PER_OP and not _IN_KERNEL[0] and _grad_state().in_backward:
+                return _per_op(cls, r, asked)
             if (ufunc is np.add and method == "__call__" and len(inputs) == 2 and _grad_state().in_backward
                     and inputs[0].__class__ is inputs[1].__class__ is cls):
                 # the engine sums the gradients an input gets from several uses with ``+``: that sum is
@@ -241,9 +304,28 @@ class LowpArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _KEEP:
             return func._implementation(*args, **kwargs)
-        kwargs, asked = _asked_dtype({k: _up(v) for k, v in kwargs.items()}, self.__class__.STORE)
-        r = func(*_up(list(args)), **kwargs)
-        return _exact(r) if asked else _mark(r, self.__class__.WIDE)
+        return self._wide_call(func, _up(list(args)), kwargs)
+
+    def _wide_call(self, func, args, kwargs):
+        """``func(*args, **kwargs)`` on float32 operands, its result marked (or rounded: see
+        ``BACKWARD_PER_OP``) as a ufunc's is."""
+        cls = self.__class__
+        kwargs, asked = _asked_dtype({k: _up(v) for k, v in kwargs.items()}, cls.STORE)
+        r = func(*args, **kwargs)
+        if cls.BACKWARD_PER_OP and not _IN_KERNEL[0] and _grad_state().in_backward:
+            return _per_op(cls, r, asked)
+        return _exact(r) if asked else _mark(r, cls.WIDE)
+
+    # (ndarray's own mean/var/std answer a float16 array in float16, rounding the float32 mean and
+    # the variance's partial results: run them on the float32 values instead, as np.mean does here)
+    def mean(self, *args, **kwargs):
+        return self._wide_call(_PLAIN.mean, (_up(self),) + args, kwargs)
+
+    def var(self, *args, **kwargs):
+        return self._wide_call(_PLAIN.var, (_up(self),) + args, kwargs)
+
+    def std(self, *args, **kwargs):
+        return self._wide_call(_PLAIN.std, (_up(self),) + args, kwargs)
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         """NumPy's astype; the result is a LowpArray only when it is a 16-bit float (a float32 copy is
@@ -281,11 +363,51 @@ class ExactResult(np.ndarray):
     """A forward's result in a dtype that was asked for (see :func:`cast_array`): never rounded."""
 
 
+#: backward ops whose Half kernel in torch rounds after each step, as separate ops would (checked on
+#: torch: sigmoid_backward is ``h(h(g * h(1 - y)) * y)``), though leafgrad runs them with ``xp.apply``
+_PER_OP_KERNELS = frozenset(("SigmoidBackwardBackward0",))
+
+#: how deep inside ``xp.apply`` (one of torch's backward kernels, rounding once) a formula now runs
+_IN_KERNEL = [0]
+
+
+def _namespace(module):
+    """The formula namespace of a 16-bit backend whose backward rounds per NumPy call
+    (``BACKWARD_PER_OP``): a backward formula's plain ``xp``/operator steps are torch's separate ops,
+    each rounded, while an ``xp.apply(OP, ...)`` in it is one of torch's fused backward kernels
+    (``tanh_backward``, ``softmax_backward_data``), computed in float32 and rounded once."""
+    from ._ops.xp import ArrayNamespace
+
+    class LowpNamespace(ArrayNamespace):
+        def apply(self, op, *inputs, params: tuple = ()):
+            if op.name in _PER_OP_KERNELS:
+                return ArrayNamespace.apply(self, op, *inputs, params=params)
+            _IN_KERNEL[0] += 1
+            try:
+                return ArrayNamespace.apply(self, op, *inputs, params=params)
+            finally:
+                _IN_KERNEL[0] -= 1
+
+        def kernel(self, f, *args):
+            _IN_KERNEL[0] += 1
+            try:
+                return f(self, *args)
+            finally:
+                _IN_KERNEL[0] -= 1
+
+    return LowpNamespace(module)
+
+
 class _Module:
     """NumPy for one 16-bit backend, with ``asarray`` = :func:`round_result` (see the docstring)."""
 
     def __init__(self, cls) -> None:
         self.asarray = lambda obj, dtype=None, **kwargs: round_result(cls, obj, dtype, **kwargs)
+        self._cls = cls
+
+    @property
+    def NAMESPACE(self):  # noqa: N802  (read once by _ops.xp.array_namespace)
+        return _namespace(self) if self._cls.BACKWARD_PER_OP else None
 
     def __getattr__(self, name: str):
         value = getattr(np, name)

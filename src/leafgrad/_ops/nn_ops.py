@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import backend_for_array
+from .._lowp import LowpArray, nll_cascade, unrounded
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
@@ -562,7 +563,9 @@ def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, 
     xmu = x - mean
     var = (xmu * xmu).mean(axis=axes, keepdims=True)
     out = xmu * (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False) * w + b
-    return out, mean, var
+    # (a float16/bfloat16 variance stays float32: torch saves 1/std rounded once, and the backward
+    # rounds 1/sqrt(var + eps) from it; a rounded variance would round twice)
+    return out, mean, unrounded(var)
 
 
 def _ln_parts(xp, x, n_norm, eps, result1, result2):
@@ -572,10 +575,16 @@ def _ln_parts(xp, x, n_norm, eps, result1, result2):
     return axes, xmu * invstd, invstd
 
 
+# (torch's native_layer_norm_backward is one kernel: a float16 backward computes each gradient in
+# float32 and rounds it once, from the forward's float16 mean and 1/std; see xp.kernel)
 def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
+    return xp.kernel(_ln_dx, g, self, weight, n_norm, eps, result1, result2)
+
+
+def _ln_dx(xp, g, self, weight, n_norm, eps, result1, result2):
     axes, xhat, invstd = _ln_parts(xp, self, n_norm, eps, result1, result2)
     gw = g * weight
     return (gw - xp.mean(gw, axis=axes, keepdims=True)
@@ -586,6 +595,10 @@ def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
+    return xp.kernel(_ln_dw, g, self, n_norm, eps, result1, result2)
+
+
+def _ln_dw(xp, g, self, n_norm, eps, result1, result2):
     _, xhat, _ = _ln_parts(xp, self, n_norm, eps, result1, result2)
     lead = tuple(range(self.ndim - n_norm))
     return xp.sum(g * xhat, axis=lead) if lead else g * xhat
@@ -606,7 +619,7 @@ LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_gra
 # bias None when not given (the formulas get ones / zeros), normalized_shape the dims' sizes; no eps
 show_saved(LAYER_NORM, ("input", "weight_used", "n_norm", "eps", "result1", "var", "normalized_shape", "weight",
                         "bias"), hide=("weight_used", "n_norm", "eps", "var"),
-           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt()})
+           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt().to(v("input").dtype)})
 
 
 def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float, normalized_shape: tuple = None,
@@ -672,12 +685,12 @@ HARDTANH = defop("HardtanhBackward0",
 
 
 LOG_SIGMOID = defop("LogSigmoidBackward0",
-                    lambda xp, x: -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
+                    lambda xp, x: xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x))),  # (torch's: +0.0 for large x)
                     lambda xp, g, self: g * xp.apply(SIGMOID, xp.asarray(-self)), saved=("self",))
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
-    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))), stable for any x."""
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for any x (+0.0 for a large x, as torch)."""
     return apply(LOG_SIGMOID, (x,))
 
 
@@ -844,6 +857,8 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
         picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
     if x.ndim == 1:
         picked = picked.reshape(tc.shape)
+    if reduction != "none" and x.ndim <= 2 and isinstance(x, LowpArray):  # (torch sums in 16 bits: _lowp.py)
+        return nll_cascade(picked, None if weight is None else w, keep, reduction)
     if w is None:  # every weight 1 and nothing ignored: the same sums without the weights
         if reduction == "none":
             return -picked

@@ -53,7 +53,7 @@ DIV = defop("DivBackward0", lambda xp, a, b: a / b,
 
 
 NEG = defop("NegBackward0", lambda xp, a: -a, lambda xp, g: -g)
-RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * result * result,
+RECIPROCAL = defop("ReciprocalBackward0", lambda xp, a: 1 / a, lambda xp, g, result: -g * (result * result),
                    saved=("result",))
 
 
@@ -134,7 +134,7 @@ TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * (1 - r * r),
                       (lambda xp, gg, grad_output, output: gg * (1 - output * output),
                        lambda xp, gg, grad_output, output: -2 * gg * grad_output * output),
                       saved=("input0", "input1"), n_in=2)
-SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (r * (1 - r)),
+SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (1 - r) * r,  # (torch's order)
                          (lambda xp, gg, grad_output, output: gg * output * (1 - output),
                           lambda xp, gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
                          saved=("input0", "input1"), n_in=2)
@@ -180,7 +180,7 @@ def _sign_fwd(xp, a):
 
 SIGN = defop("SignBackward0", _sign_fwd, lambda xp, g: g * 0)
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
-            lambda xp, g, self: g * (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)), saved=("self",))
+            lambda xp, g, self: (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)) * g, saved=("self",))
 ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / (1 + self * self), saved=("self",))
 CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda xp, g: xp.conj(g))
 

@@ -185,7 +185,7 @@ def _var_grad(xp, g, self, dims, correction, keepdim):
     n = _count(shape, dims)
     gx = _grad_to_input(xp, g, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
-    return gx * (self - mean) * (2.0 / _dof(n, correction))
+    return (2.0 / _dof(n, correction)) * gx * (self - mean)  # (torch's var_backward, in its order)
 
 
 def _std_grad(xp, g, self, dims, correction, keepdim, result):
@@ -195,7 +195,8 @@ def _std_grad(xp, g, self, dims, correction, keepdim, result):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
     flat = rx == 0  # a constant slice: torch's gradient is 0 there, not 0/0
-    return xp.where(flat, 0.0, gx * (self - mean) / (xp.where(flat, 1.0, rx) * _dof(n, correction)))
+    # (torch's std_backward: var_backward of grad / (2 * result), in its order)
+    return (2.0 / _dof(n, correction)) * xp.where(flat, 0.0, gx / (xp.where(flat, 1.0, rx) * 2.0)) * (self - mean)
 
 
 def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
@@ -215,7 +216,9 @@ STD.node_cls._saved_names = ("self", "dim", "correction", "keepdim", "result")  
 def _logsumexp_fwd(xp, a, dims, keepdim):
     m = a.max(axis=dims, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
-    out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
+    # (float16/bfloat16: torch's logsumexp is separate ops, each rounded; round_like is a no-op otherwise)
+    s = round_like(xp.exp(round_like(a - m, a)), a).sum(axis=dims, keepdims=True)
+    out = round_like(xp.log(round_like(s, a)), a) + m
     return out if keepdim else out.squeeze(axis=dims)
 
 
@@ -301,8 +304,12 @@ def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
     return xp.subtract(g, e, out=e)
 
 
+def _softmax_grad(xp, g, result, dim):  # (torch's _softmax_backward_data: one kernel)
+    return result * (g - xp.sum(g * result, axis=dim, keepdims=True))
+
+
 SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
-                lambda xp, g, result, dim: result * (g - xp.sum(g * result, axis=dim, keepdims=True)),
+                lambda xp, g, result, dim: xp.kernel(_softmax_grad, g, result, dim),
                 saved=("result", "dim"))
 # The backward of log_softmax is one op (torch's _log_softmax_backward_data): one node and
 # one pass over the arrays instead of four, and still differentiable for double backward.

@@ -62,6 +62,12 @@ class ArrayNamespace:
         out = op.forward(self.module, *inputs, *params)
         return out if out.__class__ is inputs[0].__class__ else self.module.asarray(out)
 
+    def kernel(self, f, *args):
+        """``f(xp, *args)``: a formula (or part) that torch computes as one fused kernel, not as
+        separate ops. Only a 16-bit float backend whose other formula steps round one by one (see
+        _lowp.py) treats it differently: it computes ``f`` in float32 and rounds once."""
+        return f(self, *args)
+
     def sum_to(self, g, shape: tuple):
         """``g`` summed over the dims that broadcasting added to reach ``g.shape`` from ``shape``."""
         shape = tuple(shape)
@@ -127,7 +133,8 @@ def array_namespace(module) -> ArrayNamespace:
     """The one :class:`ArrayNamespace` of an array module (made on first use)."""
     ns = _BY_MODULE.get(module)
     if ns is None:
-        ns = _BY_MODULE[module] = ArrayNamespace(module)
+        # (a backend may bring its own subclass: _lowp's float16 one marks xp.apply as one fused kernel)
+        ns = _BY_MODULE[module] = getattr(module, "NAMESPACE", None) or ArrayNamespace(module)
     return ns
 
 
@@ -162,6 +169,9 @@ class TensorNamespace:
         from .registry import apply
         out = apply(op, tuple(_t(x) for x in inputs), tuple(params))
         return out
+
+    def kernel(self, f, *args):
+        return f(self, *args)  # (on Tensors each step is an op of its own, rounded as such)
 
     @staticmethod
     def sum_to(g, shape: tuple):
