@@ -277,7 +277,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
                       "type of warning will be suppressed for the rest of this program. (leafgrad refuses writes "
                       "into it instead: np.array(arr) or arr.copy() gives one you can write.)", UserWarning,
                       stacklevel=2)
-    t = Tensor._make(arr)
+    t = Tensor._make(keep_lowp(arr))  # (a float16 array: a Float16Array view of the same memory, see _lowp.py)
     from . import provenance as _prov
     if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back
         _prov.note_from_array(arr, t)

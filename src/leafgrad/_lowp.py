@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LowpArray", "Float32From", "ExactResult", "add_scaled", "as_lowp", "cast_array", "keep_lowp",
-           "nll_cascade", "prod_sequential", "register", "round_like", "round_result", "unrounded"]
+__all__ = ["LowpArray", "Float32From", "ExactResult", "add_scaled", "as_lowp", "cascade_sums", "cast_array", "erf_approx",
+           "keep_lowp", "nll_cascade", "prod_sequential", "register", "round_like", "round_result", "unrounded"]
 
 _F32 = np.dtype(np.float32)
 _PLAIN = np.ndarray
@@ -84,6 +84,16 @@ def _asked_dtype(kwargs: dict, store):
     if np.dtype(d) == store:
         return {**kwargs, "dtype": _F32}, False
     return kwargs, True
+
+
+def _rewrap(r, cls):
+    """A data-movement result (``np.broadcast_to`` gives a plain view of a subclass) as ``cls`` again
+    when it holds ``cls``'s values: a plain 16-bit array would compute with NumPy's own arithmetic."""
+    if r.__class__ is _PLAIN:
+        return r.view(cls) if r.dtype == cls.STORE else r
+    if r.__class__ is tuple or r.__class__ is list:
+        return r.__class__(_rewrap(v, cls) for v in r)
+    return r
 
 
 def _per_op(cls, r, asked: bool):
@@ -201,48 +211,77 @@ def prod_sequential(a, axis, keepdims: bool):
     return as_lowp(acc, cls)
 
 
-def nll_cascade(picked, w, keep, reduction: str):
-    """torch's nll_loss reduction (its CPU kernel's loop) for 16-bit ``picked`` values ``x[b, t_b]``:
-    it sums ``-x * w`` and the weights in the 16-bit dtype itself, each addition rounded, through an
-    8-level cascade of partial sums (levels of 16 samples), skipping ignored samples (``keep``
-    False), then divides the two sums. ``w``: the per-sample weights, None for all ones."""
-    cls = picked.__class__ if isinstance(picked, LowpArray) else _CLASS_OF[picked.dtype]
+def _fma(a, b, c):
+    """float32 ``a * b + c`` rounded once, as a fused multiply-add (the product is exact in float64)."""
+    return (np.asarray(a, np.float64) * b + c).astype(_F32)
+
+
+def erf_approx(x):
+    """erf as torch's vectorized CPU kernel computes it for float16 and bfloat16 (float32 has a
+    more accurate one): Abramowitz and Stegun's 7.1.26, ``1 - (p5 t^4 + ... + p1) t exp(-x^2)`` with
+    ``t = 1 / (1 + 0.3275911 |x|)``, in fused multiply-adds, the sign put back; float32 values out
+    (absolute error up to 1.5e-7, which rounding to the 16-bit dtype shows now and then)."""
+    v = _up(x) if isinstance(x, _PLAIN) else np.float32(x)
+    v = np.asarray(v, _F32).view(_PLAIN)
+    ax = np.abs(v)
+    with np.errstate(over="ignore", under="ignore"):
+        t = np.float32(1) / _fma(np.float32(0.3275911), ax, 1.0)
+        r = _fma(_fma(_fma(_fma(np.float32(1.061405429), t, np.float32(-1.453152027)), t, np.float32(1.421413741)),
+                      t, np.float32(-0.284496736)), t, np.float32(0.254829592))
+        e = np.exp(-(v * v))
+        out = _fma(-e * t, r, 1.0)
+    return np.where(np.signbit(v), -out, out).astype(_F32)
+
+
+def cascade_sums(picked, w, keep, cls):
+    """torch's nll_loss sums (its CPU kernel's loop) for 16-bit values ``picked`` = ``x[b, t_b]`` (None:
+    the weights' sum alone): ``-x * w`` and the weights summed in ``cls.STORE`` itself, each addition
+    rounded, through an 8-level cascade of partial sums (levels of 16 samples), skipping ignored
+    samples (``keep`` False). ``w``: the per-sample weights, None for all ones (their sum is then the
+    count). Returns the two float32 sums."""
     st = cls.STORE.type
 
     def r(v):
         return np.float32(st(v))
 
-    p = _up(picked).reshape(-1)
     wf = None if w is None else _up(w).reshape(-1)
     kf = None if keep is None else np.asarray(keep).reshape(-1)
-    n = p.size
+    p = None if picked is None else _up(picked).reshape(-1)
+    n = (p if p is not None else wf).size
     power = max(4, (int(n - 1).bit_length() if n > 1 else 0) // 8)  # (CeilLog2(n) / 8 levels)
     mask = (1 << power) - 1
-    loss, wsum = [np.float32(0)] * 8, [np.float32(0)] * 8
+    zero, one = np.float32(0), np.float32(1)
+    loss, wsum = [zero] * 8, [zero] * 8
     ignored = 0
-    one = np.float32(1)
     for b in range(n):
         if kf is not None and not kf[b]:
             ignored += 1
             continue
         wv = one if wf is None else wf[b]
         wsum[0] = r(wsum[0] + wv)
-        loss[0] = r(loss[0] + r(-p[b] * wv))
+        if p is not None:
+            loss[0] = r(loss[0] + r(-p[b] * wv))
         for j in range(7):
             if b & (mask << (j * power)):
                 break
             wsum[j + 1], loss[j + 1] = r(wsum[j + 1] + wsum[j]), r(loss[j + 1] + loss[j])
-            wsum[j] = loss[j] = np.float32(0)
-    total = np.float32(0)
-    for v in loss:
+            wsum[j] = loss[j] = zero
+    total, weight = zero, r(n - ignored) if wf is None else zero
+    for v, u in zip(loss, wsum):
         total = r(total + v)
-    if reduction == "mean":
-        weight = r(n - ignored) if wf is None else np.float32(0)
         if wf is not None:
-            for v in wsum:
-                weight = r(weight + v)
+            weight = r(weight + u)
+    return total, weight
+
+
+def nll_cascade(picked, w, keep, reduction: str):
+    """torch's nll_loss reduction of 16-bit ``picked`` values (see :func:`cascade_sums`), then
+    its division by the weights' sum for ``"mean"``."""
+    cls = picked.__class__ if isinstance(picked, LowpArray) else _CLASS_OF[picked.dtype]
+    total, weight = cascade_sums(picked, w, keep, cls)
+    if reduction == "mean":
         with np.errstate(divide="ignore", invalid="ignore"):
-            total = r(total / weight)
+            total = np.float32(cls.STORE.type(total / weight))
     return as_lowp(np.asarray(total), cls)
 
 
@@ -303,7 +342,7 @@ class LowpArray(np.ndarray):
 
     def __array_function__(self, func, types, args, kwargs):
         if func in _KEEP:
-            return func._implementation(*args, **kwargs)
+            return _rewrap(func._implementation(*args, **kwargs), self.__class__)
         return self._wide_call(func, _up(list(args)), kwargs)
 
     def _wide_call(self, func, args, kwargs):
@@ -348,6 +387,14 @@ class Float32From(np.ndarray):
 
     ARRAY: type
 
+    def __array_function__(self, func, types, args, kwargs):
+        # (ndarray's own would serve ``np.where(mask, a16, b)`` for a mask of this class, before the
+        # 16-bit array's override is asked: give way to it)
+        for t in types:
+            if issubclass(t, LowpArray):
+                return NotImplemented
+        return _PLAIN.__array_function__(self, func, types, args, kwargs)
+
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         plain = self.view(_PLAIN)
         if np.dtype(dtype) is self.ARRAY.STORE:
@@ -380,10 +427,13 @@ def _namespace(module):
 
     class LowpNamespace(ArrayNamespace):
         def apply(self, op, *inputs, params: tuple = ()):
-            if op.name in _PER_OP_KERNELS:
+            outer = _IN_KERNEL[0]
+            if op.name in _PER_OP_KERNELS and not outer:
                 return ArrayNamespace.apply(self, op, *inputs, params=params)
             _IN_KERNEL[0] += 1
             try:
+                if outer:  # (a step of an enclosing fused kernel: its float32 value, not rounded)
+                    return op.forward(self.module, *inputs, *params)
                 return ArrayNamespace.apply(self, op, *inputs, params=params)
             finally:
                 _IN_KERNEL[0] -= 1

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._lowp import LowpArray, add_scaled, cast_array, keep_lowp
+from .._lowp import LowpArray, add_scaled, cast_array, erf_approx, keep_lowp
 from .._tensor import TENSOR_TYPES, Tensor
 from .registry import apply, apply_binary, apply_scalar, apply_unary, defop
 from .unsigned import refuse_unsigned, refuse_unsigned_array
@@ -48,7 +48,7 @@ MUL = defop("MulBackward0", lambda xp, a, b: a * b,
             (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda xp, g, self, other: g / other, lambda xp, g, self, other: -g * self / (other * other)),
+            (lambda xp, g, self, other: g / other, lambda xp, g, self, other: -g * ((self / other) / other)),  # (torch's order)
             saved=("self", "other"), n_in=2)
 
 
@@ -83,7 +83,7 @@ def _pow_scalar_bwd(xp, g, self, exponent):
 
 def _pow_base_grad(xp, g, self, exponent, result):
     # d/dx x**y = y * x**(y-1), and 0 where y == 0 (torch: also at x == 0, where x**-1 is inf)
-    return xp.where(exponent == 0, xp.zeros_like(g), g * exponent * self ** (exponent - 1))
+    return xp.where(exponent == 0, xp.zeros_like(g), g * (exponent * self ** (exponent - 1)))  # (torch's order)
 
 
 POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
@@ -93,8 +93,7 @@ def _pow_exp_grad(xp, g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
     if xp.dtype_of(self) != xp.dtype_of(result):  # log in the promoted dtype, as torch (float32 x, float64 y)
         self = xp.astype(self, xp.dtype_of(result))
-    safe = xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), xp.log(self))
-    return g * result * safe
+    return g * xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), result * xp.log(self))
 
 
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
@@ -197,6 +196,10 @@ def _sigmoid(xp, a):
 
 
 def _erf(xp, a):
+    if a.__class__ is not np.ndarray and isinstance(a, LowpArray):
+        # (torch's float16/bfloat16 erf kernel: see _lowp.erf_approx; gelu's erf, on float32 values
+        # inside its kernel, is torch's accurate float32 one)
+        return erf_approx(a)
     erf = _BY_ARRAY_TYPE[a.__class__].special("erf")  # exact where SciPy is installed
     if erf is not None:
         return erf(a).astype(a.dtype, copy=False)
@@ -977,14 +980,14 @@ def _addcdiv_fwd(xp, a, t1, t2, value):
 
 ADDCMUL = defop("AddcmulBackward0", _addcmul_fwd,
                 (lambda xp, g, tensor1, tensor2, value: g,
-                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor2) * value,
-                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor1) * value),
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor2 * value),  # (torch's order)
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor1 * value)),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCMUL.node_cls._saved_names = ("tensor1", "tensor2", "value")
 ADDCDIV = defop("AddcdivBackward0", _addcdiv_fwd,
                 (lambda xp, g, tensor1, tensor2, value: g,
-                 lambda xp, g, tensor1, tensor2, value: g * value / xp.conj(tensor2),
-                 lambda xp, g, tensor1, tensor2, value: -g * value * xp.conj(tensor1) / xp.conj(tensor2 * tensor2)),
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(value / tensor2),  # (torch's order)
+                 lambda xp, g, tensor1, tensor2, value: -g * xp.conj(value * tensor1 / (tensor2 * tensor2))),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCDIV.node_cls._saved_names = ("tensor1", "tensor2", "value")
 

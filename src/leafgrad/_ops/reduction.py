@@ -84,7 +84,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     data = xp.data(self)
     if not (data == 0).any():
-        return gx * rx / self
+        return gx * (rx / self)  # (torch's order)
     # with zeros, divide-by-self fails: take the product of the other elements directly (a constant)
     axes = tuple(range(data.ndim)) if dims is None else dims
     moved = np.moveaxis(data, axes, tuple(range(data.ndim - len(axes), data.ndim)))
