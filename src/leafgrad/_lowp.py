@@ -19,6 +19,13 @@ would be):
   gradient back to its input's dtype with ``astype``, which on a :class:`Float32From` gives a
   :class:`LowpArray` again (a plain float32 array's ``astype`` would give a plain 16-bit array,
   whose NumPy arithmetic is not torch's);
+* except for float16 (``BACKWARD_PER_OP``): torch's Half backward runs its derivative formulas as
+  separate Half ops, each rounded (``sin``'s is ``grad * cos(x)``: ``cos(x)`` is rounded first), so
+  each NumPy call of a backward formula rounds its result, while the parts that torch computes as one
+  fused kernel (``xp.apply(OP, ...)`` and ``xp.kernel(f, ...)`` in a formula: tanh_backward,
+  softmax's, layer_norm's) compute in float32 and round once. The ops of a custom
+  ``autograd.Function``'s backward and of a recorded (``create_graph``) backward round once each, as
+  any op. (An op run by a tensor hook inside a backward rounds per NumPy call: a known difference.)
 * data movement that must stay a view (reshape, transpose, slicing, ``broadcast_to``) keeps the
   16-bit array untouched, and writes into it (``a[i] = v``, ``np.copyto``, ``out=``) round.
 
@@ -94,6 +101,13 @@ def _rewrap(r, cls):
     if r.__class__ is tuple or r.__class__ is list:
         return r.__class__(_rewrap(v, cls) for v in r)
     return r
+
+
+def _per_op_now() -> bool:
+    """Whether a backward formula runs on raw arrays now (a backward, grad mode off): a recorded one
+    (``create_graph``) runs its steps as ops, each already rounded once."""
+    st = _grad_state()
+    return bool(st.in_backward) and not st.grad
 
 
 def _per_op(cls, r, asked: bool):
@@ -326,7 +340,7 @@ class LowpArray(np.ndarray):
             return None
         if out is None:
             r = getattr(ufunc, method)(*args, **kwargs)
-            if cls.BACKWARD_PER_OP and not _IN_KERNEL[0] and _grad_state().in_backward:
+            if cls.BACKWARD_PER_OP and not IN_KERNEL[0] and _per_op_now():
                 return _per_op(cls, r, asked)
             if (ufunc is np.add and method == "__call__" and len(inputs) == 2 and _grad_state().in_backward
                     and inputs[0].__class__ is inputs[1].__class__ is cls):
@@ -351,7 +365,7 @@ class LowpArray(np.ndarray):
         cls = self.__class__
         kwargs, asked = _asked_dtype({k: _up(v) for k, v in kwargs.items()}, cls.STORE)
         r = func(*args, **kwargs)
-        if cls.BACKWARD_PER_OP and not _IN_KERNEL[0] and _grad_state().in_backward:
+        if cls.BACKWARD_PER_OP and not IN_KERNEL[0] and _per_op_now():
             return _per_op(cls, r, asked)
         return _exact(r) if asked else _mark(r, cls.WIDE)
 
@@ -414,8 +428,10 @@ class ExactResult(np.ndarray):
 #: torch: sigmoid_backward is ``h(h(g * h(1 - y)) * y)``), though leafgrad runs them with ``xp.apply``
 _PER_OP_KERNELS = frozenset(("SigmoidBackwardBackward0",))
 
-#: how deep inside ``xp.apply`` (one of torch's backward kernels, rounding once) a formula now runs
-_IN_KERNEL = [0]
+#: how deep a backward now runs inside ``xp.apply``/``xp.kernel`` (one of torch's fused backward
+#: kernels, rounding once) or a custom ``autograd.Function``'s backward (whose ops round once each,
+#: as any op does): float16's per-step rounding is off there
+IN_KERNEL = [0]
 
 
 def _namespace(module):
@@ -427,23 +443,23 @@ def _namespace(module):
 
     class LowpNamespace(ArrayNamespace):
         def apply(self, op, *inputs, params: tuple = ()):
-            outer = _IN_KERNEL[0]
+            outer = IN_KERNEL[0]
             if op.name in _PER_OP_KERNELS and not outer:
                 return ArrayNamespace.apply(self, op, *inputs, params=params)
-            _IN_KERNEL[0] += 1
+            IN_KERNEL[0] += 1
             try:
                 if outer:  # (a step of an enclosing fused kernel: its float32 value, not rounded)
                     return op.forward(self.module, *inputs, *params)
                 return ArrayNamespace.apply(self, op, *inputs, params=params)
             finally:
-                _IN_KERNEL[0] -= 1
+                IN_KERNEL[0] -= 1
 
         def kernel(self, f, *args):
-            _IN_KERNEL[0] += 1
+            IN_KERNEL[0] += 1
             try:
                 return f(self, *args)
             finally:
-                _IN_KERNEL[0] -= 1
+                IN_KERNEL[0] -= 1
 
     return LowpNamespace(module)
 

@@ -379,3 +379,38 @@ def test_numpy_of_float16_requiring_grad_refused_as_torch():
         torch.ones(2).half().requires_grad_().numpy()
     with raises_exactly(RuntimeError):
         lg.ones(2).half().requires_grad_().numpy()
+
+
+def _custom_function_grad(m):
+    class Scale(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * m.softmax(x, 1)  # (ops of a custom backward: each rounds once, as any op)
+
+    x = m.tensor(A).half().requires_grad_()
+    Scale.apply(x).sum().backward()
+    return x.grad
+
+
+def test_custom_function_backward_ops_round_once():
+    _same(_custom_function_grad(torch), _custom_function_grad(lg))
+
+
+@pytest.mark.parametrize("name", ["tanh", "sin", "exp", "mul"])
+def test_create_graph_first_order_values(name):
+    """A recorded backward runs each formula step as an op (rounded once each); exact where torch's
+    formula is one op or separate ops (a fused kernel's formula, softmax's, is split there)."""
+    grads = []
+    for m in (torch, lg):
+        x, y, p = _inputs(m, grad=True)
+        r = CASES[name](m, x, y, p)
+        w = m.tensor(np.linspace(-1, 1, r.numel()).astype(np.float32).reshape(tuple(r.shape))).half()
+        (g,) = m.autograd.grad(r, x, w, create_graph=True)
+        grads.append(g)
+    _same(*grads)

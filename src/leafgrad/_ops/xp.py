@@ -21,8 +21,9 @@ A formula may use Python operators (``+ - * / ** @``, comparisons, unary minus),
 The names NumPy lacks, or where torch's rule differs from NumPy's, are the helpers defined
 here once, for both interpreters: ``apply`` (run another ``defop`` op), ``sum_to`` (torch's
 ``sum_to_size``), ``astype``, ``dtype_of``, ``numel``, ``conj`` (no copy for real values),
-``index_add_zeros``, ``scalar_like``, ``swap_last``, and ``data`` / ``constant`` for a part of a formula
-computed on the raw arrays as a constant of the backward (never differentiated).
+``index_add_zeros``, ``scalar_like``, ``swap_last``, ``kernel`` (a part that torch computes as one
+fused backward kernel: float16 rounds it once, see _lowp.py), and ``data`` / ``constant`` for a part of a
+formula computed on the raw arrays as a constant of the backward (never differentiated).
 """
 from __future__ import annotations
 
