@@ -12,7 +12,7 @@ from . import _dtype as D
 from . import _ranges
 from ._alloc import allocate
 from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
-from ._bfloat16 import keep_bf16
+from ._lowp import keep_lowp
 from ._unsigned_array import keep_shell, refuse as _refuse_shell
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
@@ -113,7 +113,7 @@ def _finish(arr, dtype, device, requires_grad: bool) -> Tensor:
         device = _DEFAULT_DEVICE[0]  # torch.set_default_device's choice (None: the CPU)
     if device is not None:
         backend_for_device(device)  # raises a clear error for cuda
-    arr = keep_shell(keep_bf16(arr))  # (bfloat16 and uint16/32/64 data live in array types of their own)
+    arr = keep_shell(keep_lowp(arr))  # (float16, bfloat16 and uint16/32/64 data live in array types of their own)
     t = Tensor._make(arr)
     if requires_grad:
         t._set_requires_grad(True, factory=True)
@@ -285,7 +285,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
                       "type of warning will be suppressed for the rest of this program. (leafgrad refuses writes "
                       "into it instead: np.array(arr) or arr.copy() gives one you can write.)", UserWarning,
                       stacklevel=2)
-    t = Tensor._make(arr)
+    t = Tensor._make(keep_lowp(arr))  # (a float16 array: a Float16Array view of the same memory, see _lowp.py)
     from . import provenance as _prov
     if _prov._ARRAYS:  # provenance: an array that left autograd through .numpy() comes back
         _prov.note_from_array(arr, t)
@@ -475,7 +475,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
     shape = _shape((tuple(size),)) if size is not None else np.broadcast(np.asarray(m), np.asarray(s)).shape
     ref = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
     d = ref.dtype if ref is not None and dtype is None else _dt(dtype)
-    return Tensor._make(keep_bf16((_rng(generator).standard_normal(shape) * s + m).astype(d.np)))
+    return Tensor._make(keep_lowp((_rng(generator).standard_normal(shape) * s + m).astype(d.np)))
 
 
 def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None) -> Tensor:

@@ -600,10 +600,10 @@ def vc_of(t: Tensor) -> VersionCounter:
 
 
 def _rebuild(arr, requires_grad):
-    from ._bfloat16 import keep_bf16
+    from ._lowp import keep_lowp
     from ._unsigned_array import keep_shell
-    # (bfloat16 and uint16/32/64 data get their array types back: _bfloat16.py, _unsigned_array.py)
-    t = Tensor._make(keep_bf16(keep_shell(arr)))
+    # (float16, bfloat16 and uint16/32/64 data get their array types back: _lowp.py, _unsigned_array.py)
+    t = Tensor._make(keep_lowp(keep_shell(arr)))
     t._requires_grad = requires_grad
     return t
 

@@ -17,7 +17,7 @@ from ..autograd.graph import Node, next_sequence_nr
 from ..errors import raise_autograd, user_site
 from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import add_scaled
+from .._lowp import LowpArray, add_scaled
 from . import pointwise as _pw
 from .registry import _NO_EDGE, _finish_saves, _namespace_of, _record, apply, defop, edge_of, shared_in_meta
 from .xp import TENSORS
@@ -82,7 +82,7 @@ def _value_tensor(v, like: Tensor) -> Tensor:
 
 def _write_add(xp, a, b, params):
     alpha = params[0]
-    if alpha != 1 and b.dtype.kind == "V":  # (torch's alpha and fused multiply-add: see _bfloat16.add_scaled)
+    if alpha != 1 and isinstance(b, LowpArray):  # (torch's alpha and fused multiply-add: _lowp.add_scaled)
         a[...] = add_scaled(a, b, alpha)
         return
     xp.add(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
@@ -90,7 +90,7 @@ def _write_add(xp, a, b, params):
 
 def _write_sub(xp, a, b, params):
     alpha = params[0]
-    if alpha != 1 and b.dtype.kind == "V":
+    if alpha != 1 and isinstance(b, LowpArray):
         a[...] = add_scaled(a, b, -alpha)
         return
     xp.subtract(a, b if alpha == 1 else b * alpha, out=a, casting="unsafe")
@@ -245,8 +245,8 @@ def inplace(op, self: Tensor, others: tuple = (), params: tuple = (), op_name: s
         if other.dtype != data.dtype:
             rt = D.result_type(self, others[0])
             check_cast(self, np.dtype(rt.np))
-            if rt.np == data.dtype and data.dtype.kind != "V":  # (a 0-dim float64 operand of a float32 tensor:
-                # computed in float32, as torch; a bfloat16 tensor's kernels read a number in float32)
+            if rt.np == data.dtype and not isinstance(data, LowpArray):  # (a 0-dim float64 operand of a float32 tensor:
+                # computed in float32, as torch; a 16-bit float tensor's kernels read a number in float32)
                 other = other.astype(data.dtype)
         direct(xp, data, other, params)
     else:
@@ -502,7 +502,7 @@ def _operand(other, self: Tensor) -> Tensor:
     if (kind is float or kind is int) and self._data.dtype.kind == "f":  # (``y[i] += 1.0``: the tensor's dtype,
         return _make(np.asarray(other, dtype=self._data.dtype))        # result_type's answer, without its work)
     dt = D.result_type(self, other)
-    if dt is D.bfloat16:  # torch's kernels read a number in float32, their compute type (_bfloat16.py)
+    if dt is D.bfloat16 or dt is D.float16:  # torch's kernels read a number in float32, their compute type (_lowp.py)
         return _make(np.asarray(other, dtype=np.float32))
     return _make(np.asarray(other, dtype=dt.np))
 

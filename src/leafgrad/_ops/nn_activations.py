@@ -99,6 +99,10 @@ def _mish_fwd(xp, x):
 
 def _mish_grad(xp, g, self):
     """torch's infinitely differentiable mish backward, in ops: its own derivative is recorded."""
+    return xp.kernel(_mish_dx, g, self)  # (torch's mish_backward: one kernel)
+
+
+def _mish_dx(xp, g, self):
     s = xp.apply(SIGMOID, self)  # (NumPy has no sigmoid: torch's op, its overflow-safe forward on arrays)
     t = xp.tanh(xp.log1p(xp.exp(self)))  # (exp overflows to inf for large x, as in torch)
     return g * (t + self * s * (1 - t * t))

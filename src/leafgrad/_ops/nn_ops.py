@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import backend_for_array
+from .._lowp import LowpArray, cascade_sums, nll_cascade, round_like, unrounded
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
@@ -585,7 +586,9 @@ def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, 
     xmu = x - mean
     var = (xmu * xmu).mean(axis=axes, keepdims=True)
     out = xmu * (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False) * w + b
-    return out, mean, var
+    # (a float16/bfloat16 variance stays float32: torch saves 1/std rounded once, and the backward
+    # rounds 1/sqrt(var + eps) from it; a rounded variance would round twice)
+    return out, mean, unrounded(var)
 
 
 def _ln_parts(xp, x, n_norm, eps, result1, result2):
@@ -595,10 +598,16 @@ def _ln_parts(xp, x, n_norm, eps, result1, result2):
     return axes, xmu * invstd, invstd
 
 
+# (torch's native_layer_norm_backward is one kernel: a float16 backward computes each gradient in
+# float32 and rounds it once, from the forward's float16 mean and 1/std; see xp.kernel)
 def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
+    return xp.kernel(_ln_dx, g, self, weight, n_norm, eps, result1, result2)
+
+
+def _ln_dx(xp, g, self, weight, n_norm, eps, result1, result2):
     axes, xhat, invstd = _ln_parts(xp, self, n_norm, eps, result1, result2)
     gw = g * weight
     return (gw - xp.mean(gw, axis=axes, keepdims=True)
@@ -609,6 +618,10 @@ def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
     g = grads[0]
     if g is None:
         return None
+    return xp.kernel(_ln_dw, g, self, n_norm, eps, result1, result2)
+
+
+def _ln_dw(xp, g, self, n_norm, eps, result1, result2):
     _, xhat, _ = _ln_parts(xp, self, n_norm, eps, result1, result2)
     lead = tuple(range(self.ndim - n_norm))
     return xp.sum(g * xhat, axis=lead) if lead else g * xhat
@@ -629,7 +642,7 @@ LAYER_NORM = defop("NativeLayerNormBackward0", _ln_fwd, (_ln_grad_input, _ln_gra
 # bias None when not given (the formulas get ones / zeros), normalized_shape the dims' sizes; no eps
 show_saved(LAYER_NORM, ("input", "weight_used", "n_norm", "eps", "result1", "var", "normalized_shape", "weight",
                         "bias"), hide=("weight_used", "n_norm", "eps", "var"),
-           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt()})
+           shown={"result2": lambda v: (v("var") + v("eps")).rsqrt().to(v("input").dtype)})
 
 
 def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: float, normalized_shape: tuple = None,
@@ -644,7 +657,7 @@ def layer_norm(input: Tensor, weight: Tensor, bias: Tensor, n_norm: int, eps: fl
 # kernel by array type (_sigmoid, _erf) cannot take: such operands of xp.apply go through xp.asarray)
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
-        return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x)))
+        return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * (x * x * x))))  # (torch's order)
     # (asarray: for a 0-d x the product is a NumPy scalar, which _erf cannot dispatch on; only then,
     # since a bfloat16 backend's asarray rounds, where torch's kernel does not)
     t = x * _SQRT1_2
@@ -652,6 +665,10 @@ def _gelu_fwd(xp, x, approximate):
 
 
 def _gelu_grad(xp, g, self, approximate):
+    return xp.kernel(_gelu_dx, g, self, approximate)  # (torch's gelu_backward: one kernel)
+
+
+def _gelu_dx(xp, g, self, approximate):
     x = self
     if approximate == "tanh":
         x2 = x * x
@@ -692,6 +709,10 @@ show_saved(GELU_EXACT, ("self", "approximate", "result1"), hide=("result1",))
 
 
 def _silu_grad(xp, g, self):
+    return xp.kernel(_silu_dx, g, self)  # (torch's silu_backward: one kernel)
+
+
+def _silu_dx(xp, g, self):
     s = xp.apply(SIGMOID, self)
     return g * (s * (1 + self * (1 - s)))
 
@@ -710,9 +731,12 @@ def _softplus_fwd(xp, x, beta, threshold):
     return xp.where(bx > threshold, x, soft).astype(x.dtype, copy=False)
 
 
+def _softplus_dx(xp, g, self, beta, threshold):  # (torch's softplus_backward: one kernel)
+    return xp.where(self * beta > threshold, g, g * xp.apply(SIGMOID, xp.asarray(self * beta)))
+
+
 SOFTPLUS = defop("SoftplusBackward0", _softplus_fwd,
-                 lambda xp, g, self, beta, threshold: xp.where(self * beta > threshold, g,
-                                                               g * xp.apply(SIGMOID, xp.asarray(self * beta))),
+                 lambda xp, g, self, beta, threshold: xp.kernel(_softplus_dx, g, self, beta, threshold),
                  saved=("self", "beta", "threshold"))
 HARDTANH = defop("HardtanhBackward0",
                  lambda xp, x, min_val, max_val: xp.clip(x, min_val, max_val).astype(x.dtype, copy=False),
@@ -720,13 +744,21 @@ HARDTANH = defop("HardtanhBackward0",
                  saved=("self", "min_val", "max_val"))
 
 
+def _log_sigmoid_dx(xp, g, self):
+    # torch's log_sigmoid_backward, one kernel: dy * (max_deriv - sign * z / (1 + z)), z = exp(-|x|)
+    # (z stored in the input's dtype, as torch's float16 kernel does; round_like: a no-op otherwise)
+    z = round_like(xp.exp(-xp.abs(self)), self)
+    q = z / (1 + z)
+    return g * xp.where(self < 0, 1 - q, q)
+
+
 LOG_SIGMOID = defop("LogSigmoidBackward0",
-                    lambda xp, x: -(xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))),
-                    lambda xp, g, self: g * xp.apply(SIGMOID, xp.asarray(-self)), saved=("self",))
+                    lambda xp, x: xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x))),  # (torch's: +0.0 for large x)
+                    lambda xp, g, self: xp.kernel(_log_sigmoid_dx, g, self), saved=("self",))
 
 
 def log_sigmoid(x: Tensor) -> Tensor:
-    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))), stable for any x."""
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for any x (+0.0 for a large x, as torch)."""
     return apply(LOG_SIGMOID, (x,))
 
 
@@ -893,6 +925,8 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
         picked = xp.take_along_axis(x2, tc2[:, None], axis=1)[:, 0]
     if x.ndim == 1:
         picked = picked.reshape(tc.shape)
+    if reduction != "none" and x.ndim <= 2 and isinstance(x, LowpArray):  # (torch sums in 16 bits: _lowp.py)
+        return nll_cascade(picked, None if weight is None else w, keep, reduction)
     if w is None:  # every weight 1 and nothing ignored: the same sums without the weights
         if reduction == "none":
             return -picked
@@ -915,17 +949,17 @@ def _nll_back_fwd(xp, g, x, target, weight, reduction, ignore_index, nothing_ign
     tc, w, keep = _nll_pick(xp, target, weight, ignore_index, input_shape[0 if one else 1], dtype, nothing_ignored)
     if w is None:  # every weight 1, nothing ignored
         coef = -g if reduction != "mean" else g / -tc.size  # (g / -n is -(g / n) exactly)
-    else:
-        coef = -w * g  # g broadcasts: a scalar for sum/mean, per element for none
-        if reduction == "mean":
+    elif reduction == "mean":  # torch's: w * -(g / total_weight), g a scalar here
+        if weight is not None and isinstance(x, LowpArray):  # (its 16-bit weight sum: _lowp.cascade_sums)
+            total = cascade_sums(None, w, keep, x.__class__)[1]
+        else:
             total = w.sum()
-            if total:
-                coef = coef / total
-            else:  # every target ignored or weighted 0: 0/0 = nan, as torch
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    coef = coef / total
-        if keep is not None:  # torch writes nothing for an ignored target (not -0, or nan when 0/0)
-            coef = xp.where(keep, coef, 0)
+        with np.errstate(invalid="ignore", divide="ignore"):  # (every target ignored or weighted 0: 0/0 = nan)
+            coef = w * round_like(-(g / total), x)
+    else:
+        coef = -w * g  # g broadcasts: a scalar for sum, per element for none
+    if w is not None and keep is not None:  # torch writes nothing for an ignored target (not -0, or nan when 0/0)
+        coef = xp.where(keep, coef, 0)
     out = xp.zeros(input_shape, dtype=dtype)
     if one:
         out[tc] = coef

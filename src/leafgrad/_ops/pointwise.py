@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import add_scaled, cast_array, keep_bf16
+from .._lowp import LowpArray, add_scaled, cast_array, erf_approx, keep_lowp
 from .._unsigned_array import SHELL_NP, keep_shell, refuse as refuse_shell
 from .._tensor import TENSOR_TYPES, Tensor
 from .erf_f32 import erf_float32
@@ -24,7 +24,7 @@ _make = Tensor._make
 def _add_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a + b
-    if b.dtype.kind == "V":  # (torch: alpha in bfloat16, one fused multiply-add: see _bfloat16.add_scaled)
+    if isinstance(b, LowpArray):  # (torch: alpha in float16/bfloat16, one fused multiply-add: _lowp.add_scaled)
         return add_scaled(a, b, alpha)
     return a + alpha * b
 
@@ -34,7 +34,7 @@ ADD = defop("AddBackward0", _add_fwd,
 def _sub_fwd(xp, a, b, alpha):
     if alpha == 1:
         return a - b
-    if b.dtype.kind == "V":
+    if isinstance(b, LowpArray):
         return add_scaled(a, b, -alpha)
     return a - alpha * b
 
@@ -51,7 +51,7 @@ MUL = defop("MulBackward0", lambda xp, a, b: a * b,
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
             (lambda xp, g, self, other: g / xp.conj(other),
-             lambda xp, g, self, other: -g * xp.conj(self / (other * other))),  # (conj: torch's complex rule)
+             lambda xp, g, self, other: -g * xp.conj((self / other) / other)),  # (torch's order; conj: its complex rule)
             saved=("self", "other"), n_in=2)
 
 
@@ -86,7 +86,7 @@ def _pow_scalar_bwd(xp, g, self, exponent):
 
 def _pow_base_grad(xp, g, self, exponent, result):
     # d/dx x**y = y * x**(y-1), and 0 where y == 0 (torch: also at x == 0, where x**-1 is inf)
-    return xp.where(exponent == 0, xp.zeros_like(g), g * exponent * self ** (exponent - 1))
+    return xp.where(exponent == 0, xp.zeros_like(g), g * (exponent * self ** (exponent - 1)))  # (torch's order)
 
 
 POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
@@ -96,8 +96,7 @@ def _pow_exp_grad(xp, g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
     if xp.dtype_of(self) != xp.dtype_of(result):  # log in the promoted dtype, as torch (float32 x, float64 y)
         self = xp.astype(self, xp.dtype_of(result))
-    safe = xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), xp.log(self))
-    return g * result * safe
+    return g * xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), result * xp.log(self))
 
 
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
@@ -137,7 +136,7 @@ TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * (1 - r * r),
                       (lambda xp, gg, grad_output, output: gg * (1 - output * output),
                        lambda xp, gg, grad_output, output: -2 * gg * grad_output * output),
                       saved=("input0", "input1"), n_in=2)
-SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (r * (1 - r)),
+SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (1 - r) * r,  # (torch's order)
                          (lambda xp, gg, grad_output, output: gg * output * (1 - output),
                           lambda xp, gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
                          saved=("input0", "input1"), n_in=2)
@@ -204,7 +203,7 @@ def _sgn_grad(xp, g, self, result):
 
 SGN = defop("SgnBackward0", _sgn_fwd, _sgn_grad, saved=("self", "result"))
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
-            lambda xp, g, self: g * (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)), saved=("self",))
+            lambda xp, g, self: (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)) * g, saved=("self",))
 ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / (1 + self * self), saved=("self",))
 CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda xp, g: xp.conj(g))
 
@@ -223,6 +222,10 @@ def _sigmoid(xp, a):
 def _erf(xp, a):
     if a.__class__ is np.ndarray and a.dtype == np.float32:
         return erf_float32(a)  # (vectorised, ~2x SciPy's scalar loop, within 1.5 ulp: see erf_f32.py)
+    if a.__class__ is not np.ndarray and isinstance(a, LowpArray):
+        # (torch's float16/bfloat16 erf kernel: see _lowp.erf_approx; gelu's erf, on float32 values
+        # inside its kernel, is torch's accurate float32 one)
+        return erf_approx(a)
     erf = _BY_ARRAY_TYPE[a.__class__].special("erf")  # exact where SciPy is installed
     if erf is not None:
         return erf(a).astype(a.dtype, copy=False)
@@ -326,8 +329,10 @@ def binary(op, a, b, params: tuple = (), out_dtype: D.dtype | None = None) -> Te
     if ta and tb:
         ad, bd = a._data.dtype, b._data.dtype
         if out_dtype is None and (ad == bd or (bd.kind == "b" and ad.kind in "iufcV") or
-                                  (ad.kind == "b" and bd.kind in "iufcV")):
-            return apply(op, (a, b), params)  # NumPy's promotion is torch's here: no cast pass
+                                  (ad.kind == "b" and bd.kind in "iufc" and b._data.__class__ is np.ndarray)):
+            # NumPy's promotion is torch's here: no cast pass (but a bool first operand of a 16-bit float
+            # one is cast: the op runs on the first array's backend, and only _lowp's rounds once)
+            return apply(op, (a, b), params)
         dt = D.result_type(a, b)
     else:
         if not ta and not tb:
@@ -808,7 +813,7 @@ def to_dtype(t: Tensor, dt: D.dtype, copy: bool = False) -> Tensor:
     if t._data.dtype == dt.np and not copy:
         return t
     res = apply(TO_COPY, (t,), (dt.np, t.dtype))
-    res._data = keep_bf16(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
+    res._data = keep_lowp(res._data)  # (the wrapper hands a cast from float32 back as a plain array)
     if dt in D._UNSIGNED_WIDE:  # (and a cast to uint16/32/64: their own array type, _unsigned_array.py)
         res._data = keep_shell(res._data)
     return res
@@ -1003,14 +1008,14 @@ def _addcdiv_fwd(xp, a, t1, t2, value):
 
 ADDCMUL = defop("AddcmulBackward0", _addcmul_fwd,
                 (lambda xp, g, tensor1, tensor2, value: g,
-                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor2) * value,
-                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor1) * value),
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor2 * value),  # (torch's order)
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(tensor1 * value)),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCMUL.node_cls._saved_names = ("tensor1", "tensor2", "value")
 ADDCDIV = defop("AddcdivBackward0", _addcdiv_fwd,
                 (lambda xp, g, tensor1, tensor2, value: g,
-                 lambda xp, g, tensor1, tensor2, value: g * value / xp.conj(tensor2),
-                 lambda xp, g, tensor1, tensor2, value: -g * value * xp.conj(tensor1) / xp.conj(tensor2 * tensor2)),
+                 lambda xp, g, tensor1, tensor2, value: g * xp.conj(value / tensor2),  # (torch's order)
+                 lambda xp, g, tensor1, tensor2, value: -g * xp.conj(value * tensor1 / (tensor2 * tensor2))),
                 saved=("input1", "input2", "value"), n_in=3)
 ADDCDIV.node_cls._saved_names = ("tensor1", "tensor2", "value")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import return_types
-from .._bfloat16 import prod_sequential, round_like
+from .._lowp import LowpArray, prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
 from .registry import apply, apply_simple, defop, show_saved_as
@@ -84,7 +84,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     data = xp.data(self)
     if not (data == 0).any():
-        return gx * rx / self
+        return gx * (rx / self)  # (torch's order)
     # with zeros, divide-by-self fails: take the product of the other elements directly (a constant)
     axes = tuple(range(data.ndim)) if dims is None else dims
     moved = np.moveaxis(data, axes, tuple(range(data.ndim - len(axes), data.ndim)))
@@ -100,7 +100,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
 
 
 def _prod(a, axis, keepdims: bool):
-    if a.dtype.kind == "V":  # (torch rounds each partial product: see _bfloat16.prod_sequential)
+    if isinstance(a, LowpArray):  # (torch rounds each partial product: see _lowp.prod_sequential)
         return prod_sequential(a, axis, keepdims)
     if a.dtype.kind == "u":  # (NumPy multiplies unsigned ints in uint64; torch in int64, wrapping)
         a = a.astype(np.int64)
@@ -186,7 +186,7 @@ def _var_grad(xp, g, self, dims, correction, keepdim):
     n = _count(shape, dims)
     gx = _grad_to_input(xp, g, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
-    return gx * (self - mean) * (2.0 / _dof(n, _one_if_none(correction)))
+    return (2.0 / _dof(n, _one_if_none(correction))) * gx * (self - mean)  # (torch's var_backward, in its order)
 
 
 def _std_grad(xp, g, self, dims, correction, keepdim, result):
@@ -196,7 +196,9 @@ def _std_grad(xp, g, self, dims, correction, keepdim, result):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     mean = xp.mean(self, axis=dims, keepdims=True) if dims is not None else xp.mean(self)
     flat = rx == 0  # a constant slice: torch's gradient is 0 there, not 0/0
-    return xp.where(flat, 0.0, gx * (self - mean) / (xp.where(flat, 1.0, rx) * _dof(n, _one_if_none(correction))))
+    # (torch's std_backward: var_backward of grad / (2 * result), in its order)
+    return (2.0 / _dof(n, _one_if_none(correction))) * xp.where(flat, 0.0, gx / (xp.where(flat, 1.0, rx) * 2.0)) * (
+        self - mean)
 
 
 def _warn_no_dof(name: str, input: Tensor, dims, correction) -> None:
@@ -216,7 +218,9 @@ STD.node_cls._saved_names = ("self", "dim", "correction", "keepdim", "result")  
 def _logsumexp_fwd(xp, a, dims, keepdim):
     m = a.max(axis=dims, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
-    out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
+    # (float16/bfloat16: torch's logsumexp is separate ops, each rounded; round_like is a no-op otherwise)
+    s = round_like(xp.exp(round_like(a - m, a)), a).sum(axis=dims, keepdims=True)
+    out = round_like(xp.log(round_like(s, a)), a) + m
     return out if keepdim else out.squeeze(axis=dims)
 
 
@@ -285,7 +289,7 @@ def _softmax_fwd(xp, a, dim):
 
 def _log_softmax_fwd(xp, a, dim):
     s = a - _row_max(xp, a, dim)
-    # (bfloat16: torch's kernel stores the sum and its log in bfloat16; round_like is a no-op otherwise)
+    # (float16/bfloat16: torch's kernel stores the sum and its log in that dtype; else round_like is a no-op)
     lse = round_like(xp.log(round_like(xp.add.reduce(xp.exp(s), dim, None, None, True), a)), a)
     if s.dtype != lse.dtype:  # (an integer input: the result is floating)
         return s - lse
@@ -302,8 +306,12 @@ def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
     return xp.subtract(g, e, out=e)
 
 
+def _softmax_grad(xp, g, result, dim):  # (torch's _softmax_backward_data: one kernel)
+    return result * (g - xp.sum(g * result, axis=dim, keepdims=True))
+
+
 SOFTMAX = defop("SoftmaxBackward0", _softmax_fwd,
-                lambda xp, g, result, dim: result * (g - xp.sum(g * result, axis=dim, keepdims=True)),
+                lambda xp, g, result, dim: xp.kernel(_softmax_grad, g, result, dim),
                 saved=("result", "dim"))
 # The backward of log_softmax is one op (torch's _log_softmax_backward_data): one node and
 # one pass over the arrays instead of four, and still differentiable for double backward.

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from .._alloc import alloc_error_from
 from .._backend import _BY_ARRAY_TYPE
-from .._bfloat16 import keep_bf16
+from .._lowp import keep_lowp
 from .._tensor import TENSOR_TYPES, Tensor, VersionCounter, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
 from .xp import TENSORS, array_namespace
@@ -495,7 +495,7 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
                 needs = True
     arrays = [t._data for t in inputs]
     if cast is not None:
-        arrays = [a if a.dtype == cast else keep_bf16(a.astype(cast)) for a in arrays]  # (_bfloat16.py)
+        arrays = [a if a.dtype == cast else keep_lowp(a.astype(cast)) for a in arrays]  # (_lowp.py)
     first = arrays[0]
     xp = _BY_ARRAY_TYPE[first.__class__].xp
     try:

@@ -21,14 +21,15 @@ A formula may use Python operators (``+ - * / ** @``, comparisons, unary minus),
 The names NumPy lacks, or where torch's rule differs from NumPy's, are the helpers defined
 here once, for both interpreters: ``apply`` (run another ``defop`` op), ``sum_to`` (torch's
 ``sum_to_size``), ``astype``, ``dtype_of``, ``numel``, ``conj`` (no copy for real values),
-``index_add_zeros``, ``scalar_like``, ``swap_last``, and ``data`` / ``constant`` for a part of a formula
-computed on the raw arrays as a constant of the backward (never differentiated).
+``index_add_zeros``, ``scalar_like``, ``swap_last``, ``kernel`` (a part that torch computes as one
+fused backward kernel: float16 rounds it once, see _lowp.py), and ``data`` / ``constant`` for a part of a
+formula computed on the raw arrays as a constant of the backward (never differentiated).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .._bfloat16 import keep_bf16
+from .._lowp import keep_lowp
 
 __all__ = ["ArrayNamespace", "array_namespace", "TENSORS", "TensorNamespace"]
 
@@ -62,6 +63,12 @@ class ArrayNamespace:
         out = op.forward(self.module, *inputs, *params)
         return out if out.__class__ is inputs[0].__class__ else self.module.asarray(out)
 
+    def kernel(self, f, *args):
+        """``f(xp, *args)``: a formula (or part) that torch computes as one fused kernel, not as
+        separate ops. Only a 16-bit float backend whose other formula steps round one by one (see
+        _lowp.py) treats it differently: it computes ``f`` in float32 and rounds once."""
+        return f(self, *args)
+
     def sum_to(self, g, shape: tuple):
         """``g`` summed over the dims that broadcasting added to reach ``g.shape`` from ``shape``."""
         shape = tuple(shape)
@@ -87,7 +94,7 @@ class ArrayNamespace:
         real part, as torch's casts do (NumPy's would warn)."""
         if a.dtype == dtype:
             return a
-        return keep_bf16((a.real if a.dtype.kind == "c" and np.dtype(dtype).kind != "c" else a).astype(dtype))
+        return keep_lowp((a.real if a.dtype.kind == "c" and np.dtype(dtype).kind != "c" else a).astype(dtype))
 
     def dtype_of(self, a):
         """The NumPy dtype of an array or a Tensor."""
@@ -127,7 +134,8 @@ def array_namespace(module) -> ArrayNamespace:
     """The one :class:`ArrayNamespace` of an array module (made on first use)."""
     ns = _BY_MODULE.get(module)
     if ns is None:
-        ns = _BY_MODULE[module] = ArrayNamespace(module)
+        # (a backend may bring its own subclass: _lowp's float16 one marks xp.apply as one fused kernel)
+        ns = _BY_MODULE[module] = getattr(module, "NAMESPACE", None) or ArrayNamespace(module)
     return ns
 
 
@@ -162,6 +170,9 @@ class TensorNamespace:
         from .registry import apply
         out = apply(op, tuple(_t(x) for x in inputs), tuple(params))
         return out
+
+    def kernel(self, f, *args):
+        return f(self, *args)  # (on Tensors each step is an op of its own, rounded as such)
 
     @staticmethod
     def sum_to(g, shape: tuple):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._lowp import IN_KERNEL
 from .._tensor import Tensor, vc_of
 from ..errors import raise_autograd
 from .grad_mode import STATE, no_grad
@@ -62,7 +63,11 @@ class BackwardCFunction(FunctionCtx, Node):
             metas = self._out_meta
             grads = [zeros(*metas[i][0], dtype=_dt(metas[i][1])) if g is None else g for i, g in enumerate(grads)]
             grads += [zeros(*m[0], dtype=_dt(m[1])) for m in metas[len(grads):]]
-        result = cls.backward(self, *grads)
+        IN_KERNEL[0] += 1  # (float16: the ops of a custom backward round once each, not per NumPy call: _lowp.py)
+        try:
+            result = cls.backward(self, *grads)
+        finally:
+            IN_KERNEL[0] -= 1
         if not isinstance(result, tuple):
             result = (result,)
         n_in = len(self._arg_is_tensor)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype as D
-from .._bfloat16 import keep_bf16
+from .._lowp import keep_lowp
 from .._unsigned_array import keep_shell
 from .._tensor import Tensor
 from . import _dtypes as FD
@@ -242,7 +242,7 @@ def loads(buf: Any, name: str) -> Any:
     arrays: dict[str, Any] = {}
     for key in list(header):  # each entry is dropped once used, so the header and the tensors never peak together
         arr = _array(buf, start, header.pop(key), key)
-        arrays[key] = Tensor._make(keep_shell(keep_bf16(arr))) if plain else arr
+        arrays[key] = Tensor._make(keep_shell(keep_lowp(arr))) if plain else arr
     if plain:
         return arrays
     try:
@@ -250,7 +250,7 @@ def loads(buf: Any, name: str) -> Any:
         structure = info["structure"]
         ndarray_keys: set = set()
         _collect_ndarrays(structure, ndarray_keys)
-        tensors = {k: Tensor._make(keep_shell(keep_bf16(a))) for k, a in arrays.items() if k not in ndarray_keys}
+        tensors = {k: Tensor._make(keep_shell(keep_lowp(a))) for k, a in arrays.items() if k not in ndarray_keys}
         return _unpack(structure, tensors, {k: arrays[k] for k in ndarray_keys if k in arrays}, name)
     except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as exc:
         raise _fail(name, f"corrupt leafgrad metadata in the safetensors header ({type(exc).__name__}: "

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._backend import device as _device
-from .._bfloat16 import keep_bf16
+from .._lowp import keep_lowp
 from .._unsigned_array import keep_shell
 from .._tensor import Size, Tensor
 from . import _dtypes as FD
@@ -67,7 +67,7 @@ def _view(storage: Any, offset: Any, size: Any, stride: Any, fd: FD.FileDtype | 
 def _finish(arr: np.ndarray, requires_grad: Any, what: str) -> Tensor:
     if type(requires_grad) is not bool:
         raise _bad(f"corrupt checkpoint: {what} has requires_grad={short_repr(requires_grad)}, not a bool.")
-    t = Tensor._make(keep_shell(keep_bf16(arr)))  # (bfloat16, uint16/32/64: array types of their own)
+    t = Tensor._make(keep_shell(keep_lowp(arr)))  # (float16, bfloat16, uint16/32/64: array types of their own)
     if requires_grad:
         if arr.dtype.kind not in "fcV":
             raise _bad(f"corrupt checkpoint: {what} of dtype {t.dtype} is marked requires_grad, but only floating "
