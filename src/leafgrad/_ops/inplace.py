@@ -492,6 +492,10 @@ def view_positions(view_arr: np.ndarray, base_arr: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- public in-place entry points
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
 def _operand(other, self: Tensor) -> Tensor:
     if isinstance(other, Tensor):
         return other
@@ -499,8 +503,9 @@ def _operand(other, self: Tensor) -> Tensor:
         from .._creation import tensor
         return tensor(other)
     kind = other.__class__
-    if (kind is float or kind is int) and self._data.dtype.kind == "f":  # (``y[i] += 1.0``: the tensor's dtype,
-        return _make(np.asarray(other, dtype=self._data.dtype))        # result_type's answer, without its work)
+    dtype = self._data.dtype
+    if (kind is float or kind is int) and (dtype is _F32 or dtype is _F64):  # (``y[i] += 1.0``: the tensor's
+        return _make(np.asarray(other, dtype=dtype))  # dtype, result_type's answer without its work)
     dt = D.result_type(self, other)
     if dt is D.bfloat16 or dt is D.float16:  # torch's kernels read a number in float32, their compute type (_lowp.py)
         return _make(np.asarray(other, dtype=np.float32))
