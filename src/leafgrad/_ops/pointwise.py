@@ -81,12 +81,12 @@ def _pow_tensor_fwd(xp, a, b):
 def _pow_scalar_bwd(xp, g, self, exponent):
     if exponent == 0:
         return xp.zeros_like(g)  # (not g * 0: an infinite g would give nan)
-    return g * (exponent * self ** (exponent - 1))
+    return g * xp.conj(exponent * self ** (exponent - 1))
 
 
 def _pow_base_grad(xp, g, self, exponent, result):
     # d/dx x**y = y * x**(y-1), and 0 where y == 0 (torch: also at x == 0, where x**-1 is inf)
-    return xp.where(exponent == 0, xp.zeros_like(g), g * (exponent * self ** (exponent - 1)))  # (torch's order)
+    return xp.where(exponent == 0, xp.zeros_like(g), g * xp.conj(exponent * self ** (exponent - 1)))  # (torch's order)
 
 
 POW_SCALAR = defop("PowBackward0", _pow_scalar_fwd, _pow_scalar_bwd, saved=("self", "exponent"))
@@ -96,7 +96,7 @@ def _pow_exp_grad(xp, g, self, exponent, result):
     # d/dy x**y = x**y * log(x); defined as 0 where x == 0 and y >= 0 (as torch)
     if xp.dtype_of(self) != xp.dtype_of(result):  # log in the promoted dtype, as torch (float32 x, float64 y)
         self = xp.astype(self, xp.dtype_of(result))
-    return g * xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), result * xp.log(self))
+    return g * xp.where(xp.logical_and(self == 0, exponent >= 0), xp.zeros_like(self), xp.conj(result * xp.log(self)))
 
 
 POW_TENSOR = defop("PowBackward1", _pow_tensor_fwd,
@@ -112,27 +112,33 @@ def _pow_scalar_base_fwd(xp, e, base):
 
 
 POW_SCALAR_BASE = defop("PowBackward2", _pow_scalar_base_fwd,
-                        lambda xp, g, result, base: g * result * float(np.log(base) if base > 0 else np.nan),
+                        lambda xp, g, result, base: g * xp.conj(result * float(np.log(base) if base > 0 else np.nan)),
                         saved=("result", "base"))
 POW_SCALAR_BASE.node_cls._saved_names = ("result", "self")  # (torch's names)
 
 # ----------------------------------------------------------------------------- unary math
-EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda xp, g, result: g * result, saved=("result",))
-EXPM1 = defop("Expm1Backward0", lambda xp, a: xp.expm1(a), lambda xp, g, result: g * (result + 1), saved=("result",))
-LOG = defop("LogBackward0", lambda xp, a: xp.log(a), lambda xp, g, self: g / self, saved=("self",))
-LOG2 = defop("Log2Backward0", lambda xp, a: xp.log2(a), lambda xp, g, self: g / (self * float(np.log(2))), saved=("self",))
-LOG10 = defop("Log10Backward0", lambda xp, a: xp.log10(a), lambda xp, g, self: g / (self * float(np.log(10))),
+# (each formula conjugates the derivative it multiplies g by: torch's rule for complex tensors;
+# ``xp.conj`` returns a real array itself, with no copy)
+EXP = defop("ExpBackward0", lambda xp, a: xp.exp(a), lambda xp, g, result: g * xp.conj(result), saved=("result",))
+EXPM1 = defop("Expm1Backward0", lambda xp, a: xp.expm1(a), lambda xp, g, result: g * (xp.conj(result) + 1),
+               saved=("result",))
+LOG = defop("LogBackward0", lambda xp, a: xp.log(a), lambda xp, g, self: g / xp.conj(self), saved=("self",))
+LOG2 = defop("Log2Backward0", lambda xp, a: xp.log2(a), lambda xp, g, self: g / (xp.conj(self) * float(np.log(2))),
+             saved=("self",))
+LOG10 = defop("Log10Backward0", lambda xp, a: xp.log10(a), lambda xp, g, self: g / (xp.conj(self) * float(np.log(10))),
               saved=("self",))
-LOG1P = defop("Log1PBackward0", lambda xp, a: xp.log1p(a), lambda xp, g, self: g / (self + 1), saved=("self",))
-SQRT = defop("SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda xp, g, result: g / (2 * result), saved=("result",))
-RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda xp, g, result: -0.5 * g * result ** 3,
+LOG1P = defop("Log1PBackward0", lambda xp, a: xp.log1p(a), lambda xp, g, self: g / xp.conj(self + 1), saved=("self",))
+SQRT = defop("SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda xp, g, result: g / (2 * xp.conj(result)),
               saved=("result",))
-SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda xp, g, self: g * xp.cos(self), saved=("self",))
-COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda xp, g, self: -g * xp.sin(self), saved=("self",))
-TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda xp, g, result: g * (1 + result * result), saved=("result",))
+RSQRT = defop("RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda xp, g, result: -0.5 * g * xp.conj(result ** 3),
+              saved=("result",))
+SIN = defop("SinBackward0", lambda xp, a: xp.sin(a), lambda xp, g, self: g * xp.conj(xp.cos(self)), saved=("self",))
+COS = defop("CosBackward0", lambda xp, a: xp.cos(a), lambda xp, g, self: -g * xp.conj(xp.sin(self)), saved=("self",))
+TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda xp, g, result: g * xp.conj(1 + result * result),
+             saved=("result",))
 # The backward of tanh, sigmoid and relu is itself one op (as torch's tanh_backward etc.):
 # one node and one pass instead of three, and still differentiable for double backward.
-TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * (1 - r * r),
+TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * xp.conj(1 - r * r),
                       (lambda xp, gg, grad_output, output: gg * (1 - output * output),
                        lambda xp, gg, grad_output, output: -2 * gg * grad_output * output),
                       saved=("input0", "input1"), n_in=2)
@@ -204,7 +210,7 @@ def _sgn_grad(xp, g, self, result):
 SGN = defop("SgnBackward0", _sgn_fwd, _sgn_grad, saved=("self", "result"))
 ERF = defop("ErfBackward0", lambda xp, a: _erf(xp, a),
             lambda xp, g, self: (2 / float(np.sqrt(np.pi))) * xp.exp(-(self * self)) * g, saved=("self",))
-ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / (1 + self * self), saved=("self",))
+ATAN = defop("AtanBackward0", lambda xp, a: xp.arctan(a), lambda xp, g, self: g / xp.conj(1 + self * self), saved=("self",))
 CONJ = defop("ConjBackward0", lambda xp, a: xp.conj(a), lambda xp, g: xp.conj(g))
 
 

@@ -84,7 +84,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
     rx = _grad_to_input(xp, result, shape, dims, keepdim)
     data = xp.data(self)
     if not (data == 0).any():
-        return gx * (rx / self)  # (torch's order)
+        return gx * xp.conj(rx / self)  # (torch's order; conj: its complex rule)
     # with zeros, divide-by-self fails: take the product of the other elements directly (a constant)
     axes = tuple(range(data.ndim)) if dims is None else dims
     moved = np.moveaxis(data, axes, tuple(range(data.ndim - len(axes), data.ndim)))
@@ -96,7 +96,7 @@ def _prod_grad(xp, g, self, result, dims, keepdim):
     others = (left * right).reshape(moved.shape)
     others = np.moveaxis(others, tuple(range(data.ndim - len(axes), data.ndim)), axes)
     del n
-    return gx * xp.constant(np.ascontiguousarray(others))
+    return gx * xp.constant(np.ascontiguousarray(np.conj(others) if others.dtype.kind == "c" else others))
 
 
 def _prod(a, axis, keepdims: bool):
