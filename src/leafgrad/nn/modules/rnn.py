@@ -233,6 +233,9 @@ class RNNBase(Module):
         if is_packed(input):  # (a PackedSequence in, a PackedSequence out)
             return forward_packed(self, input, hx)
         x, batched, batch = self._time_major(input)
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN: the input has no time steps "
+                               f"(shape {list(input.shape)}); give at least one step along its time dimension")
         initial = self._initial_states(hx, batched, batch, x.dtype)
         per_stream = list(zip(*(h.unbind(0) for h in initial)))  # one state tuple per (layer, direction)
         finals = []

@@ -1,6 +1,8 @@
-"""Activations on integer tensors: torch computes some (relu, hardtanh, sigmoid promotes) and has no
+"""Refusals found late, answered as torch answers them.
+
+Activations on integer tensors: torch computes some (relu, hardtanh, sigmoid promotes) and has no
 CPU kernel for the others (NotImplementedError naming the kernel); hardtanh refuses negative limits
-on uint8 (RuntimeError). leafgrad answers the same way."""
+on uint8 (RuntimeError). Recurrent layers refuse a sequence of no time steps."""
 from __future__ import annotations
 
 import pytest
@@ -40,3 +42,14 @@ def test_float_inputs_unchanged():
         b = getattr(leafgrad.nn.functional, name)(y)
         assert b.tolist() == pytest.approx(a.tolist(), rel=1e-6)
         assert b.grad_fn.name() == a.grad_fn.name()
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_recurrent_layer_refuses_an_empty_sequence(cls, batch_first):
+    shape = (2, 0, 3) if batch_first else (0, 2, 3)
+    with pytest.raises(RuntimeError) as want:
+        getattr(torch.nn, cls)(3, 4, batch_first=batch_first)(torch.zeros(*shape))
+    with raises_exactly(RuntimeError) as got:
+        getattr(leafgrad.nn, cls)(3, 4, batch_first=batch_first)(leafgrad.zeros(*shape))
+    assert str(got.value).startswith(str(want.value))
