@@ -284,15 +284,19 @@ def _cast(dt):
     return m
 
 
-METHODS = {
+# names that are both a Tensor method and a top-level function, with the same implementation
+_BOTH = {
     "arctan": P.atan, "moveaxis": S.movedim, "ravel": ravel, "positive": positive, "adjoint": adjoint,
     "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg,
     "conj_physical": conj_physical, "conj_physical_": conj_physical_, "diagflat": diagflat,
     "narrow_copy": narrow_copy, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
     "split_with_sizes": split_with_sizes, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "unsafe_split_with_sizes": unsafe_split_with_sizes, "sum_to_size": sum_to_size,
-    "new_empty_strided": new_empty_strided, "hardshrink": hardshrink, "bernoulli": bernoulli,
-    "multinomial": _multinomial_method, "cauchy_": cauchy_, "geometric_": geometric_, "log_normal_": log_normal_,
+    "unsafe_split_with_sizes": unsafe_split_with_sizes,
+}
+
+METHODS = {
+    **_BOTH, "sum_to_size": sum_to_size, "new_empty_strided": new_empty_strided, "hardshrink": hardshrink,
+    "bernoulli": bernoulli, "multinomial": _multinomial_method, "cauchy_": cauchy_, "geometric_": geometric_, "log_normal_": log_normal_,
     "cdouble": _cast(D.complex128), "cfloat": _cast(D.complex64),
 }
 
@@ -303,11 +307,4 @@ def mH(self: Tensor) -> Tensor:
 
 PROPERTIES = {"mH": mH}
 
-FUNCTIONS = {
-    "arctan": P.atan, "moveaxis": S.movedim, "ravel": ravel, "positive": positive, "adjoint": adjoint,
-    "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj, "is_neg": is_neg,
-    "conj_physical": conj_physical, "conj_physical_": conj_physical_, "diagflat": diagflat,
-    "narrow_copy": narrow_copy, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit,
-    "split_with_sizes": split_with_sizes, "unsafe_chunk": unsafe_chunk, "unsafe_split": unsafe_split,
-    "unsafe_split_with_sizes": unsafe_split_with_sizes,
-}  # (torch.hardshrink is nn.functional's, found there on first use)
+FUNCTIONS = dict(_BOTH)  # (torch.hardshrink is nn.functional's, found there on first use)
