@@ -231,6 +231,25 @@ def std_mean(input: Tensor, dim=R.UNSET, unbiased=None, keepdim: bool = False, *
 
 
 # ----------------------------------------------------------------------------- cov, corrcoef
+def _check_cov_weights(w: Tensor, name: str, n_obs: int) -> None:
+    """torch's checks of cov()'s frequency weights (integral) or observation weights (floating), in its order."""
+    if w._data.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w._data.ndim} dimensions")
+    if name == "fweights":
+        if w.dtype.is_floating_point or w.dtype.is_complex or w.dtype is D.bool:
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{D.scalar_type_name(w.dtype)} dtype")
+    elif not w.dtype.is_floating_point:
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{D.scalar_type_name(w.dtype)} dtype")
+    if w._data.size != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the "
+                           f"input but got {w._data.size} != {n_obs}")
+    if n_obs and w._data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in the rows of ``input`` (observations in the columns),
@@ -245,30 +264,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     n_obs = x._data.shape[1]
     w = None
     if fweights is not None:
-        if fweights._data.ndim > 1:
-            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
-                               f"{fweights._data.ndim} dimensions")
-        if fweights.dtype.is_floating_point or fweights.dtype.is_complex or fweights.dtype is D.bool:
-            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
-                               f"{D.scalar_type_name(fweights.dtype)} dtype")
-        if fweights._data.size != n_obs:
-            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
-                               f"input but got {fweights._data.size} != {n_obs}")
-        if n_obs and fweights._data.min() < 0:
-            raise RuntimeError("cov(): fweights cannot be negative")
+        _check_cov_weights(fweights, "fweights", n_obs)
         w = fweights
     if aweights is not None:
-        if aweights._data.ndim > 1:
-            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
-                               f"{aweights._data.ndim} dimensions")
-        if not aweights.dtype.is_floating_point:
-            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
-                               f"{D.scalar_type_name(aweights.dtype)} dtype")
-        if aweights._data.size != n_obs:
-            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
-                               f"input but got {aweights._data.size} != {n_obs}")
-        if n_obs and aweights._data.min() < 0:
-            raise RuntimeError("cov(): aweights cannot be negative")
+        _check_cov_weights(aweights, "aweights", n_obs)
         w = aweights if w is None else w * aweights
     if w is not None:
         w_sum = w.sum()
