@@ -166,11 +166,16 @@ def _load_select():
     return SELECT
 
 
+def _check_int_index(k: int, size: int, dim: int) -> None:
+    """An int key must address an element of its dim (``dim``: as torch counts it, in the indexed tensor)."""
+    if not -size <= k < size:
+        raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+
+
 def getitem(t: Tensor, key) -> Tensor:
     if key.__class__ is int and t._data.ndim:  # (``y[i]``, the most common key: one select, no key normalising)
         size = t._data.shape[0]
-        if not -size <= key < size:
-            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+        _check_int_index(key, size, 0)
         return apply(_SELECT[0] or _load_select(), (t,), (0, key % size))
     single = not isinstance(key, tuple)
     key = normalize_key(key)
@@ -213,8 +218,7 @@ def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
             applied = True
         elif isinstance(k, int):
             size = out._data.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim + removed} with size {size}")
+            _check_int_index(k, size, dim + removed)
             out = select(out, dim, k)
             removed += 1
             applied = True
