@@ -275,6 +275,12 @@ class Program:
     env: dict = field(default_factory=dict)   # extra environment variables (torch's own switches only)
 
 
+def _makemore_small(kind: str) -> List[str]:
+    """makemore's arguments for a small, short run of one of its recurrent or bag-of-words models."""
+    return ["--type", kind, "--input-file", "names.txt", "--max-steps", "12", "--num-workers", "0",
+            "--n-embd", "16", "--n-embd2", "16", "--batch-size", "8", "--work-dir", "out"]
+
+
 PROGRAMS: List[Program] = [
     Program("examples/regression", "examples/regression", "main.py"),
     Program("examples/mnist", "examples/mnist", "main.py",
@@ -314,18 +320,9 @@ PROGRAMS: List[Program] = [
             ["--input-file", "names.txt", "--max-steps", "12", "--num-workers", "0", "--n-layer", "2",
              "--n-embd", "32", "--n-embd2", "32", "--batch-size", "8", "--work-dir", "out"],
             setup=_names_file),
-    Program("makemore rnn", "makemore", "makemore.py",
-            ["--type", "rnn", "--input-file", "names.txt", "--max-steps", "12", "--num-workers", "0",
-             "--n-embd", "16", "--n-embd2", "16", "--batch-size", "8", "--work-dir", "out"],
-            setup=_names_file),
-    Program("makemore gru", "makemore", "makemore.py",
-            ["--type", "gru", "--input-file", "names.txt", "--max-steps", "12", "--num-workers", "0",
-             "--n-embd", "16", "--n-embd2", "16", "--batch-size", "8", "--work-dir", "out"],
-            setup=_names_file),
-    Program("makemore mlp/bow/bigram", "makemore", "makemore.py",
-            ["--type", "bow", "--input-file", "names.txt", "--max-steps", "12", "--num-workers", "0",
-             "--n-embd", "16", "--n-embd2", "16", "--batch-size", "8", "--work-dir", "out"],
-            setup=_names_file),
+    Program("makemore rnn", "makemore", "makemore.py", _makemore_small("rnn"), setup=_names_file),
+    Program("makemore gru", "makemore", "makemore.py", _makemore_small("gru"), setup=_names_file),
+    Program("makemore mlp/bow/bigram", "makemore", "makemore.py", _makemore_small("bow"), setup=_names_file),
     Program("nanoGPT train.py (shakespeare_char)", "nanoGPT", "train.py",
             ["config/train_shakespeare_char.py", "--device=cpu", "--compile=False", "--max_iters=6",
              "--eval_iters=2", "--eval_interval=5", "--log_interval=1", "--n_layer=2", "--n_head=2",
