@@ -243,6 +243,29 @@ def _apply_one(self: OpNode, grads: list) -> list:
     return [self._formulas[0](xp, g, *_saved_arrays(self))]
 
 
+def _apply_two(self: OpNode, grads: list) -> list:
+    """``OpNode.apply_raw`` for a two-input, one-output op whose formulas run on arrays (add, mul,
+    mm, a tensor-by-number op): ``apply_raw``, ``_saved_arrays`` and ``_run`` in one frame for the
+    usual two saved values. (W3's backward, all such nodes: 26.2 k -> 24.6 k instructions per op.)"""
+    saved = self._saved
+    if len(saved) != 2:
+        g = grads[0]
+        return _run(self, g, _namespace_of(g), _saved_arrays(self))
+    g = grads[0]
+    xp = _NAMESPACES.get(g.__class__)
+    if xp is None:
+        xp = _namespace_of(g)
+    v0, v1 = saved
+    if v0.__class__ is SavedTensor:
+        v0 = v0.unpack_data(self)
+    if v1.__class__ is SavedTensor:
+        v1 = v1.unpack_data(self)
+    (n0, _), (n1, _) = self.next_functions
+    f0, f1 = self._formulas
+    return [None if n0 is None or f0 is None else f0(xp, g, v0, v1),
+            None if n1 is None or f1 is None else f1(xp, g, v0, v1)]
+
+
 # array type -> the ArrayNamespace formulas get for it (filled from the backends on first use)
 _NAMESPACES: dict = {}
 
@@ -306,6 +329,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
+                 "saves_crossed",
                  "simple")
 
     def __repr__(self) -> str:
@@ -356,6 +380,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     raw = all(f is None or _takes_xp(f) for f in grads)
     if n_in == 1 and n_out == 1 and not variadic and grads[0] is not None and raw:
         attrs["apply_raw"] = _apply_one
+    elif n_in == 2 and n_out == 1 and not variadic and raw:
+        attrs["apply_raw"] = _apply_two
     node_cls = type(grad_fn.rsplit("::", 1)[-1], (OpNode,), {**attrs,
         "__slots__": (), "_formulas": tuple(_as_xp_formula(f) for f in grads), "_saved_names": tuple(saved),
         "_multi": n_out != 1, "_variadic": variadic, "_raw": raw,
@@ -380,7 +406,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
     # (common cases needing no loop per recorded node: set with op.saved)
-    op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = False
+    op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = op.saves_crossed = False
     return op
 
 
@@ -428,6 +454,8 @@ def _resolve_saved(op: OpDef) -> tuple:
     op.saves_result = op.n_out == 1 and op.saved == ((1, 0, None),) + tuple((3, k, None) for k in range(len(op.params)))
     op.saves_self = op.n_in == 1 and op.saved == ((0, 0, None),)  # log, abs, ...: the input alone
     op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
+    # mm, mul of two tensors: each input's formula reads the other input (and nothing else)
+    op.saves_crossed = op.n_in == 2 and op.saved == ((0, 0, (1,)), (0, 1, (0,)))
     return op.saved
 
 
@@ -636,6 +664,10 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
         node._saved = (SavedTensor(res, True, site),) + params
     elif op.saves_self and b is None:  # log, abs, ...: the input alone
         node._saved = (SavedTensor(a, False, site),)
+    elif op.saves_crossed and other is not None:  # mm, mul: each input, where the other one needs it
+        ea, eb = node.next_functions
+        node._saved = (None if eb[0] is None else SavedTensor(a, False, site),
+                       None if ea[0] is None else SavedTensor(other, False, site))
     else:
         _finish_saves(op, node, (a,) if b is None else (a, b), (res,), params)
     return res

@@ -80,9 +80,13 @@ class ArrayNamespace:
 
     def conj(self, a):
         """``a``'s complex conjugate; a real array or number itself, with no copy."""
-        if a.__class__ is complex or getattr(getattr(a, "dtype", None), "kind", None) == "c":
+        c = a.__class__
+        if c is float or c is int:  # (a saved Python number: the common case, tested first)
+            return a
+        if c is complex:
             return self.module.conj(a)
-        return a
+        dt = getattr(a, "dtype", None)
+        return self.module.conj(a) if dt is not None and dt.kind == "c" else a
 
     def masked_fill(self, a, mask, value):
         """torch's ``a.masked_fill(mask, value)``. On Tensors it records torch's MaskedFillBackward0
