@@ -74,7 +74,7 @@ def _child(impl: str, phase: str, steps: int, form: str) -> None:
     sizes, data = _tiny(workloads)
     if impl == "numpy":
         import numpy_ref
-        bench = numpy_ref.MLP(data) if hasattr(numpy_ref, "MLP") else numpy_ref.build("W2", sizes, data)
+        bench = numpy_ref.NumpyMLP(data)  # (the tiny MLP's own weights, as the other implementations get)
         run = bench.step
     else:
         if impl == "bare":

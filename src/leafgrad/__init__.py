@@ -234,3 +234,4 @@ def __getattr__(name: str):
     raise missing("torch", name)  # (a torch name leafgrad lacks says so: coverage.py)
 
 _ops.docs.document_functions(globals())  # public names and op-table docstrings on factory-made functions
+_ops.methods.install_missing_names()  # (last: the names torch.Tensor has and leafgrad's Tensor lacks)

@@ -7,6 +7,7 @@ from leafgrad import amp as amp
 from leafgrad import autograd as autograd
 from leafgrad import backends as backends
 from leafgrad import compiler as compiler
+from leafgrad import coverage as coverage
 from leafgrad import cpu as cpu
 from leafgrad import cuda as cuda
 from leafgrad import distributions as distributions

@@ -418,17 +418,29 @@ Tensor.__setitem__ = IP.setitem
 Tensor.__hash__ = lambda self: id(self)
 
 
-def __getattr__(self, name: str):
-    """Only on a miss: a torch.Tensor attribute leafgrad lacks says so (leafgrad/coverage.py)."""
-    if name[:1] == "_":  # (unset slots, NumPy's and pickle's probes: the plain error, at once)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'", name=name, obj=self)
-    from ..coverage import missing
-    raise missing("torch.Tensor", name, owner=f"'{type(self).__name__}' object")
+class _NotInLeafgrad:
+    """A public ``torch.Tensor`` name leafgrad lacks (see ``_tensor._TorchOnlyNames``): reading it
+    raises coverage's AttributeError, which says so instead of reading like a typo. A non-data
+    descriptor, so an attribute a user sets on a tensor under that name still wins."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        from ..coverage import missing
+        where = f"'{type(obj).__name__}' object" if obj is not None else f"type object '{owner.__name__}'"
+        raise missing("torch.Tensor", self.name, owner=where)
 
 
-__getattr__.__qualname__ = "Tensor.__getattr__"
-Tensor.__getattr__ = __getattr__
-del __getattr__
+def install_missing_names() -> None:
+    """Called last by ``leafgrad/__init__.py``, when every module has bound its Tensor methods."""
+    from .._tensor import _TorchOnlyNames
+    from ..coverage import torch_names
+    for name in torch_names("torch.Tensor"):
+        if not name.startswith("_") and not hasattr(Tensor, name):
+            setattr(_TorchOnlyNames, name, _NotInLeafgrad(name))
 
 
 from .docs import document as _document  # noqa: E402
