@@ -30,14 +30,13 @@ from .._lowp import LowpArray, cascade_sums, nll_cascade, round_like, unrounded
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
+from .erf_f32 import _INV_SQRT_2PI, _SQRT1_2, gelu_backward_float32, gelu_float32
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
 from .registry import apply, defop, set_formulas, show_saved_as, unsigned_int64
 from .saved_display import show_conv_saved, show_saved
 
 _make = Tensor._make
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 # =============================================================================== convolution
@@ -686,6 +685,8 @@ GELU = defop("GeluBackward0", _gelu_fwd, _gelu_grad, saved=("self", "approximate
 # backward then needs no second erf, which costs more than the rest of the formula (see erf_f32.py).
 # Under create_graph the formula recomputes the CDF from ``self`` with differentiable ops.
 def _gelu_exact_fwd(xp, x, approximate):
+    if x.__class__ is np.ndarray and x.dtype == np.float32:
+        return gelu_float32(x)  # (the same passes, block by block in cache: see erf_f32.py)
     t = x * _SQRT1_2
     cdf = _erf(xp, xp.asarray(t) if isinstance(t, np.generic) else t)  # (asarray: see _gelu_fwd)
     cdf += 1.0
@@ -696,6 +697,9 @@ def _gelu_exact_fwd(xp, x, approximate):
 def _gelu_exact_grad(xp, g, self, approximate, result1):
     if xp.tensors:
         return _gelu_grad(xp, g[0], self, approximate)
+    if g[0].__class__ is self.__class__ is result1.__class__ is np.ndarray and g[0].shape == self.shape and \
+            g[0].dtype == self.dtype == np.float32:
+        return gelu_backward_float32(g[0], self, result1)
     pdf = xp.exp(self * self * -0.5)
     pdf *= _INV_SQRT_2PI
     pdf *= self
