@@ -87,3 +87,17 @@ def test_blocked_gelu_kernels_match_the_whole_array_formula():
     pdf *= x
     pdf += cdf
     np.testing.assert_array_equal(gelu_backward_float32(g, x, cdf), g * pdf)
+
+
+def test_results_keep_a_transposed_inputs_layout_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(5).standard_normal((5, 7)).astype(np.float32)
+    for ours, theirs in ((lg.erf, torch.erf), (lg.nn.functional.gelu, torch.nn.functional.gelu)):
+        x, xt = lg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        y, yt = ours(x.t()), theirs(xt.t())
+        assert y.stride() == yt.stride()
+        np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-6, atol=1e-7)
+        (y * y).sum().backward()
+        (yt * yt).sum().backward()
+        assert x.grad.stride() == xt.grad.stride()
+        np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -44,7 +44,17 @@ def erf_float32(a: np.ndarray) -> np.ndarray:
     out = np.empty(x.size, np.float32)
     for lo, hi, scratch in _blocks(x.size, 5):
         _erf_block(x[lo:hi], out[lo:hi], *scratch)
-    return out.reshape(np.shape(a))
+    return _laid_out_like(out.reshape(np.shape(a)), a)
+
+
+def _laid_out_like(r: np.ndarray, a) -> np.ndarray:
+    """``r`` (row-major) in the memory layout a ufunc on ``a`` gives (a transposed ``a``: a transposed
+    result), as torch's element-wise kernels keep their input's layout; a copy only when they differ."""
+    if r.flags.c_contiguous and (a.__class__ is not np.ndarray or a.flags.c_contiguous):
+        return r
+    out = np.empty_like(a, dtype=r.dtype)  # (order "K": a's stride order)
+    out[...] = r
+    return out
 
 
 def gelu_float32(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +69,7 @@ def gelu_float32(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         np.add(c, 1.0, out=c)
         np.multiply(c, 0.5, out=c)
         np.multiply(x[lo:hi], c, out=out[lo:hi])
-    return out.reshape(np.shape(a)), cdf.reshape(np.shape(a))
+    return _laid_out_like(out.reshape(np.shape(a)), a), _laid_out_like(cdf.reshape(np.shape(a)), a)
 
 
 def gelu_backward_float32(g: np.ndarray, a: np.ndarray, cdf: np.ndarray) -> np.ndarray:
@@ -76,7 +86,7 @@ def gelu_backward_float32(g: np.ndarray, a: np.ndarray, cdf: np.ndarray) -> np.n
         np.multiply(p, xb, out=p)
         np.add(p, c[lo:hi], out=p)
         np.multiply(gf[lo:hi], p, out=out[lo:hi])
-    return out.reshape(np.shape(a))
+    return _laid_out_like(out.reshape(np.shape(a)), a)
 
 
 def _blocks(n: int, k: int):
