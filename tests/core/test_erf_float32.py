@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import leafgrad as lg
-from leafgrad._ops.erf_f32 import erf_float32
+from leafgrad._ops.erf_f32 import erf_float32, gelu_backward_float32, gelu_float32
 
 
 def _inputs() -> np.ndarray:
@@ -53,3 +53,51 @@ def test_erf_and_gelu_use_it_and_agree_with_torch():
     spacing[spacing == 0] = np.finfo(np.float32).smallest_subnormal
     assert (np.abs(ours.astype(np.float64) - theirs) / spacing).max() <= 2.5  # (1.5 ulp ours + 1 ulp torch's)
     np.testing.assert_array_equal(ours, erf_float32(xs))
+
+
+def test_zero_dim_and_strided_inputs_agree_with_torch():
+    # (a 0-d float32 erf or gelu used to raise TypeError: NumPy returns a scalar for 0-d arithmetic)
+    torch = pytest.importorskip("torch")
+    for value in (0.3, -2.5, 0.0):
+        for ours, theirs in ((lg.erf, torch.erf), (lg.nn.functional.gelu, torch.nn.functional.gelu)):
+            x, xt = lg.tensor(value, requires_grad=True), torch.tensor(value, requires_grad=True)
+            y, yt = ours(x), theirs(xt)
+            y.backward()
+            yt.backward()
+            assert y.shape == () and y.dtype == lg.float32
+            np.testing.assert_allclose(y.item(), yt.item(), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(x.grad.item(), xt.grad.item(), rtol=1e-6, atol=1e-7)
+    strided = np.linspace(-5, 5, 3 * 40_000, dtype=np.float32).reshape(3, 40_000)[:, ::3].T  # (not contiguous)
+    np.testing.assert_array_equal(erf_float32(strided), erf_float32(np.ascontiguousarray(strided)))
+
+
+def test_blocked_gelu_kernels_match_the_whole_array_formula():
+    # the blocked kernels run the whole-array formula's float32 operations in its order: the same bits
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(3 * 32768 + 5) * 3).astype(np.float32)  # (several blocks and a short last one)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    y, cdf = gelu_float32(x)
+    want_cdf = erf_float32(x * np.float32(1 / math.sqrt(2)))
+    want_cdf += 1.0
+    want_cdf *= 0.5
+    np.testing.assert_array_equal(cdf, want_cdf)
+    np.testing.assert_array_equal(y, x * want_cdf)
+    pdf = np.exp(x * x * -0.5)
+    pdf *= 1 / math.sqrt(2 * math.pi)
+    pdf *= x
+    pdf += cdf
+    np.testing.assert_array_equal(gelu_backward_float32(g, x, cdf), g * pdf)
+
+
+def test_results_keep_a_transposed_inputs_layout_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(5).standard_normal((5, 7)).astype(np.float32)
+    for ours, theirs in ((lg.erf, torch.erf), (lg.nn.functional.gelu, torch.nn.functional.gelu)):
+        x, xt = lg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        y, yt = ours(x.t()), theirs(xt.t())
+        assert y.stride() == yt.stride()
+        np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-6, atol=1e-7)
+        (y * y).sum().backward()
+        (yt * yt).sum().backward()
+        assert x.grad.stride() == xt.grad.stride()
+        np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)

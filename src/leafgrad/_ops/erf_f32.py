@@ -14,50 +14,124 @@ Without a fused multiply-add the error is at most 1.5 ulp (measured against SciP
 run over the whole array and are blended with 0/1 weights: a boolean select (``np.where``) costs
 more than a polynomial here. Inputs are clamped to [-4, 4] first, where erf already rounds to +-1,
 so neither branch overflows (inf maps to +-1, NaN stays NaN, -0.0 stays -0.0).
+
+The array is evaluated in blocks of ``_BLOCK`` elements, every pass in place in five scratch arrays of
+one block: a transformer's activations (hundreds of KiB) would otherwise make each of the ~35 passes
+allocate a fresh array (fresh pages from the kernel when the allocator has handed its memory back) and
+stream it through memory; blocked, the scratch stays in cache and the whole call allocates only its
+output. (Measured on a (8, 64, 256) array, medians of 60 interleaved calls: 2.5 ms -> 1.0 ms.)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["erf_float32"]
+__all__ = ["erf_float32", "gelu_float32", "gelu_backward_float32"]
 
 _SMALL = (-5.96761703e-4, 4.99119423e-3, -2.67681349e-2, 1.12819925e-1, -3.76125336e-1, 1.28379166e-1)
 _LARGE = (-1.72853470e-5, 3.83197126e-4, -3.88396438e-3, 2.42546219e-2, -1.06777877e-1, -6.34846687e-1,
           -1.28717512e-1)
 _SPLIT = 0.927734375  # (475 / 512: where the two polynomials meet)
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_BLOCK = 32768  # (elements a block: its 7-9 float32 arrays (erf, gelu), 0.9-1.2 MiB, stay in a core's 2 MiB L2)
 
 
 def erf_float32(a: np.ndarray) -> np.ndarray:
     """erf of a float32 array (a new array; ``a`` is not written)."""
-    x = np.minimum(a, 4.0, dtype=np.float32)
-    np.maximum(x, -4.0, out=x)
-    s = x * x
-    t = np.absolute(x)
-    small = s * _SMALL[0]
+    x = np.ascontiguousarray(a).reshape(-1)
+    out = np.empty(x.size, np.float32)
+    for lo, hi, scratch in _blocks(x.size, 5):
+        _erf_block(x[lo:hi], out[lo:hi], *scratch)
+    return _laid_out_like(out.reshape(np.shape(a)), a)
+
+
+def _laid_out_like(r: np.ndarray, a) -> np.ndarray:
+    """``r`` (row-major) in the memory layout a ufunc on ``a`` gives (a transposed ``a``: a transposed
+    result), as torch's element-wise kernels keep their input's layout; a copy only when they differ."""
+    if r.flags.c_contiguous and (a.__class__ is not np.ndarray or a.flags.c_contiguous):
+        return r
+    out = np.empty_like(a, dtype=r.dtype)  # (order "K": a's stride order)
+    out[...] = r
+    return out
+
+
+def gelu_float32(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact GELU of a float32 array and the normal CDF it multiplies by, ``0.5 * (1 + erf(a / sqrt 2))``
+    (kept for the backward), computed block by block in the same order as the unblocked formula."""
+    x = np.ascontiguousarray(a).reshape(-1)
+    out, cdf = np.empty(x.size, np.float32), np.empty(x.size, np.float32)
+    for lo, hi, (t, *scratch) in _blocks(x.size, 6):
+        c = cdf[lo:hi]
+        np.multiply(x[lo:hi], _SQRT1_2, out=t)
+        _erf_block(t, c, *scratch)
+        np.add(c, 1.0, out=c)
+        np.multiply(c, 0.5, out=c)
+        np.multiply(x[lo:hi], c, out=out[lo:hi])
+    return _laid_out_like(out.reshape(np.shape(a)), a), _laid_out_like(cdf.reshape(np.shape(a)), a)
+
+
+def gelu_backward_float32(g: np.ndarray, a: np.ndarray, cdf: np.ndarray) -> np.ndarray:
+    """Exact GELU's input gradient from its saved CDF, ``g * (cdf + a * exp(-a^2 / 2) / sqrt(2 pi))``, for
+    float32 arrays of one shape, block by block (one pass's scratch) in the unblocked formula's order."""
+    x, c, gf = (np.ascontiguousarray(v).reshape(-1) for v in (a, cdf, g))
+    out = np.empty(x.size, np.float32)
+    for lo, hi, (p,) in _blocks(x.size, 1):
+        xb = x[lo:hi]
+        np.multiply(xb, xb, out=p)
+        np.multiply(p, -0.5, out=p)
+        np.exp(p, out=p)
+        np.multiply(p, _INV_SQRT_2PI, out=p)
+        np.multiply(p, xb, out=p)
+        np.add(p, c[lo:hi], out=p)
+        np.multiply(gf[lo:hi], p, out=out[lo:hi])
+    return _laid_out_like(out.reshape(np.shape(a)), a)
+
+
+def _blocks(n: int, k: int):
+    """(lo, hi, k scratch float32 arrays of hi - lo elements) for each block of ``range(n)``."""
+    m = min(n, _BLOCK)
+    scratch = [np.empty(m, np.float32) for _ in range(k)]
+    for lo in range(0, n, _BLOCK):
+        hi = min(lo + _BLOCK, n)
+        if hi - lo != m:
+            scratch = [b[:hi - lo] for b in scratch]
+        yield lo, hi, scratch
+
+
+def _erf_block(x: np.ndarray, small: np.ndarray, t: np.ndarray, s: np.ndarray, large: np.ndarray,
+               sign: np.ndarray, w: np.ndarray) -> None:
+    """erf of the block ``x`` into ``small`` (its output), every pass in place in the scratch arrays."""
+    mul, add = np.multiply, np.add
+    np.minimum(x, 4.0, out=t)
+    np.maximum(t, -4.0, out=t)  # (clamped x)
+    mul(t, t, out=s)
+    mul(s, _SMALL[0], out=small)
     for c in _SMALL[1:-1]:
-        small += c
-        small *= s
-    small += _SMALL[-1]
-    small *= x
-    small += x
-    large = t * _LARGE[0]
-    large += _LARGE[1]
-    large *= s
-    u = t * _LARGE[2]
-    u += _LARGE[3]
-    large += u
+        add(small, c, out=small)
+        mul(small, s, out=small)
+    add(small, _SMALL[-1], out=small)
+    mul(small, t, out=small)
+    add(small, t, out=small)  # the small branch, x + x * P(x^2)
+    np.greater(t, _SPLIT, out=w)
+    np.less(t, -_SPLIT, out=sign)
+    np.subtract(sign, w, out=sign)  # -1 above the split, +1 below minus it: the sign-restoring weight
+    mul(sign, sign, out=w)
+    np.subtract(1.0, w, out=w)  # 1 on the small branch
+    mul(small, w, out=small)
+    np.absolute(t, out=t)
+    mul(t, _LARGE[0], out=large)
+    add(large, _LARGE[1], out=large)
+    mul(large, s, out=large)
+    mul(t, _LARGE[2], out=s)
+    add(s, _LARGE[3], out=s)
+    add(large, s, out=large)
     for c in _LARGE[4:]:
-        large *= t
-        large += c
-    large *= t
-    large -= t
+        mul(large, t, out=large)
+        add(large, c, out=large)
+    mul(large, t, out=large)
+    np.subtract(large, t, out=large)
     np.expm1(large, out=large)  # = -erf(|x|) on the large branch
-    pos = np.greater(x, _SPLIT).astype(np.float32)
-    neg = np.less(x, -_SPLIT).astype(np.float32)
-    np.subtract(neg, pos, out=u)  # -1 above the split, +1 below minus it: the sign-restoring weight
-    large *= u
-    pos += neg
-    np.subtract(1.0, pos, out=pos)  # 1 on the small branch
-    small *= pos
-    small += large
-    return small
+    mul(large, sign, out=large)
+    add(small, large, out=small)

@@ -485,7 +485,15 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def _mf_fwd(xp, a, mask, value):
-    return xp.where(_arr(mask), xp.asarray(value, dtype=a.dtype), a)
+    m = _arr(mask)
+    if a.__class__ is m.__class__ is np.ndarray and a.ndim and (m.shape == a.shape or np.broadcast_shapes(
+            m.shape, a.shape) == a.shape):
+        # (a copy written where the mask is set: for a regular mask such as a causal attention mask,
+        # about half the time of np.where's three-way select)
+        out = a.copy(order="K")  # (np.where's layout: a transposed input gives a transposed result)
+        np.copyto(out, np.asarray(value, dtype=a.dtype), where=m)
+        return out
+    return xp.where(m, xp.asarray(value, dtype=a.dtype), a)
 
 
 def _unfilled(xp, g, mask):

@@ -30,14 +30,14 @@ from .._lowp import LowpArray, cascade_sums, nll_cascade, round_like, unrounded
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _STATE
 from . import conv_nd as _nd  # (3-d volumes: the same ops, N-d kernels)
+from . import norm_rows as _rows
+from .erf_f32 import _INV_SQRT_2PI, _SQRT1_2, gelu_backward_float32, gelu_float32
 from .pointwise import CLAMP, ERF, RSQRT, SIGMOID, SIGN, _erf, _sigmoid
 from .registry import apply, defop, set_formulas, show_saved_as, unsigned_int64
 from .saved_display import show_conv_saved, show_saved
 
 _make = Tensor._make
-_SQRT1_2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 # =============================================================================== convolution
@@ -581,6 +581,8 @@ def batch_norm(input: Tensor, weight: Tensor, bias: Tensor, running_mean, runnin
 
 def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, bias_shown=None):
     # (the last three are kept for grad_fn._saved_<name> alone: torch's values, its None for "not given")
+    if _rows.fits(x, w, b):
+        return _rows.ln_forward(x, w, b, n_norm, eps)  # (the same steps, as rows: see norm_rows.py)
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     xmu = x - mean
@@ -608,6 +610,8 @@ def _ln_grad_input(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
 
 
 def _ln_dx(xp, g, self, weight, n_norm, eps, result1, result2):
+    if _rows.fits(self, g, weight, result1, result2):
+        return _rows.ln_dx(g, self, weight, n_norm, eps, result1, result2)
     axes, xhat, invstd = _ln_parts(xp, self, n_norm, eps, result1, result2)
     gw = g * weight
     return (gw - xp.mean(gw, axis=axes, keepdims=True)
@@ -622,6 +626,8 @@ def _ln_grad_weight(xp, grads, self, weight, n_norm, eps, result1, result2, *_):
 
 
 def _ln_dw(xp, g, self, n_norm, eps, result1, result2):
+    if _rows.fits(self, g, result1, result2):
+        return _rows.ln_dw(g, self, n_norm, eps, result1, result2)
     _, xhat, _ = _ln_parts(xp, self, n_norm, eps, result1, result2)
     lead = tuple(range(self.ndim - n_norm))
     return xp.sum(g * xhat, axis=lead) if lead else g * xhat
@@ -631,6 +637,8 @@ def _ln_grad_bias(xp, grads, self, weight, n_norm, *_):
     g = grads[0]
     if g is None:
         return None
+    if _rows.fits(g):
+        return _rows.ln_db(g, n_norm)
     lead = tuple(range(g.ndim - n_norm))
     return xp.sum(g, axis=lead) if lead else g
 
@@ -686,6 +694,8 @@ GELU = defop("GeluBackward0", _gelu_fwd, _gelu_grad, saved=("self", "approximate
 # backward then needs no second erf, which costs more than the rest of the formula (see erf_f32.py).
 # Under create_graph the formula recomputes the CDF from ``self`` with differentiable ops.
 def _gelu_exact_fwd(xp, x, approximate):
+    if x.__class__ is np.ndarray and x.dtype == np.float32:
+        return gelu_float32(x)  # (the same passes, block by block in cache: see erf_f32.py)
     t = x * _SQRT1_2
     cdf = _erf(xp, xp.asarray(t) if isinstance(t, np.generic) else t)  # (asarray: see _gelu_fwd)
     cdf += 1.0
@@ -696,6 +706,9 @@ def _gelu_exact_fwd(xp, x, approximate):
 def _gelu_exact_grad(xp, g, self, approximate, result1):
     if xp.tensors:
         return _gelu_grad(xp, g[0], self, approximate)
+    if g[0].__class__ is self.__class__ is result1.__class__ is np.ndarray and g[0].shape == self.shape and \
+            g[0].dtype == self.dtype == np.float32:
+        return gelu_backward_float32(g[0], self, result1)
     pdf = xp.exp(self * self * -0.5)
     pdf *= _INV_SQRT_2PI
     pdf *= self

@@ -282,7 +282,11 @@ def _row_max(xp, a, dim):
 # (``xp.add.reduce(a, dim, None, None, True)`` is ``a.sum(dim, keepdims=True)`` without NumPy's
 # Python-level wrapper around it: these run on every forward and backward of a classifier)
 def _softmax_fwd(xp, a, dim):
-    e = xp.exp(a - _row_max(xp, a, dim))
+    e = a - _row_max(xp, a, dim)
+    if e.__class__ is np.ndarray and e.dtype.kind == "f":
+        np.exp(e, out=e)  # (in place in the fresh difference: one array of a's size, not two)
+    else:
+        e = xp.exp(e)
     e /= xp.add.reduce(e, dim, None, None, True)
     return e
 
@@ -307,6 +311,13 @@ def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
 
 
 def _softmax_grad(xp, g, result, dim):  # (torch's _softmax_backward_data: one kernel)
+    if g.__class__ is result.__class__ is np.ndarray and g.shape == result.shape and g.dtype == result.dtype and \
+            g.dtype.kind == "f" and g.ndim:
+        t = g * result  # (then in place: the same operations, one temporary instead of three)
+        s = np.add.reduce(t, dim, None, None, True)
+        np.subtract(g, s, out=t)
+        t *= result
+        return t
     return result * (g - xp.sum(g * result, axis=dim, keepdims=True))
 
 
