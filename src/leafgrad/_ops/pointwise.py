@@ -461,6 +461,9 @@ def _is_bool(x) -> bool:
 
 def _check_bool_sub(a, b) -> None:
     """torch refuses ``-`` on bool tensors (a Python bool counts as one)."""
+    if (a.__class__ in TENSOR_TYPES and a._data.dtype.kind != "b" and b.__class__ is not bool
+            and (b.__class__ not in TENSOR_TYPES or b._data.dtype.kind != "b")):
+        return  # (the common case, tested without a call per operand)
     if _is_bool(a) or _is_bool(b):
         if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "

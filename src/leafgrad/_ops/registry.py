@@ -810,15 +810,16 @@ def _untracked(op: OpDef, outs, inputs) -> None:
     st = _STATE
     if st.grad:
         for t in inputs:
-            m = getattr(t, "_meta", None)  # (a Python number has none)
-            if m is not None and m.cut is not None:
-                _propagate_cut(outs, inputs)
-                return
+            if t.__class__ in TENSOR_TYPES:  # (not a Python number)
+                m = t._meta
+                if m is not None and m.cut is not None:
+                    _propagate_cut(outs, inputs)
+                    return
     elif not st.in_backward:
         if st.inference:
             _nograd_op(op.name, outs, inputs)
             return
         for t in inputs:  # (only then has provenance anything to note)
-            if getattr(t, "_requires_grad", False) or getattr(t, "_meta", None) is not None:
+            if t.__class__ in TENSOR_TYPES and (t._requires_grad or t._meta is not None):
                 _nograd_op(op.name, outs, inputs)
                 return
