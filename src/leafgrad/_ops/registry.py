@@ -664,6 +664,8 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
         node._saved = (SavedTensor(res, True, site),) + params
     elif op.saves_self and b is None:  # log, abs, ...: the input alone
         node._saved = (SavedTensor(a, False, site),)
+    elif op.saves_params and params.__class__ is tuple and len(params) == 1 and params[0].__class__ is int:
+        node._saved = params  # add, sub: their integer alpha alone, the caller's tuple
     elif op.saves_crossed and other is not None:  # mm, mul: each input, where the other one needs it
         ea, eb = node.next_functions
         node._saved = (None if eb[0] is None else SavedTensor(a, False, site),
