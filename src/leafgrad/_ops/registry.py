@@ -306,7 +306,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
-                 "simple")
+                 "saves_sizes_params", "simple")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -380,7 +380,7 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
     # (common cases needing no loop per recorded node: set with op.saved)
-    op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = False
+    op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = op.saves_sizes_params = False
     return op
 
 
@@ -428,6 +428,8 @@ def _resolve_saved(op: OpDef) -> tuple:
     op.saves_result = op.n_out == 1 and op.saved == ((1, 0, None),) + tuple((3, k, None) for k in range(len(op.params)))
     op.saves_self = op.n_in == 1 and op.saved == ((0, 0, None),)  # log, abs, ...: the input alone
     op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
+    # select, slice, narrow, ...: the input's shape, then every parameter (no tensor, no edge to test)
+    op.saves_sizes_params = single and op.spec == ((2, 0),) + tuple((3, k) for k in range(len(op.params)))
     return op.saved
 
 
@@ -730,6 +732,9 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         return
     if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha, ...): shared
         node._saved = params
+        return
+    if op.saves_sizes_params and params.__class__ is tuple and _numbers_only(params):  # (the views' common case)
+        node._saved = (inputs[0]._data.shape,) + params
         return
     saved = []
     edges = node.next_functions
