@@ -372,23 +372,69 @@ _NO_EDGE_ONLY = (_NO_EDGE,)
 _SLOT_THEN_NO_EDGE = (_VIEW_SLOT_EDGE, _NO_EDGE)
 
 
+# op -> the inner node its last write through a view recorded, when that node holds nothing of the
+# write's own (see _shared_fn)
+_SHARED_FN: dict = {}
+
+
+def _shared_fn(op, view: Tensor, others: tuple, params: tuple):
+    """The inner node of an earlier write that this one may share, or None.
+
+    ``y[i].add_(1.0)`` in a loop makes one CopySlices per write, each wrapping an ``AddBackward0``
+    whose whole state is the same every time: no edge of its own (the view's slot, a number), the
+    shared ``_in_meta`` of the same shapes, and its numbers (``alpha``) as saved values. torch keeps
+    that node inside CopySlices where Python cannot reach it, so one such node serves every write
+    that would make an equal one: a long chain then keeps one object fewer per write alive for the
+    cyclic GC to traverse, and records no node. Equal means: the same op, the same ``_in_meta``
+    object, and the very same number objects (``is``: -0.0 is not 0.0, NaN is itself)."""
+    fn = _SHARED_FN.get(op)
+    if fn is None or _STATE.anomaly:  # (anomaly mode keeps each node's own forward trace)
+        return None
+    saved = fn._saved
+    n = len(params)
+    if len(saved) != n:
+        return None
+    if n == 1:  # (add_'s and sub_'s alpha, spelled out: no loop)
+        if saved[0] is not params[0]:
+            return None
+    else:
+        for a, b in zip(saved, params):
+            if a is not b:
+                return None
+    o = others[0]._data
+    v = view._data
+    meta = fn._in_meta
+    if meta[0][1] is not v.dtype or meta[1][1] is not o.dtype or meta[0][0] != v.shape or meta[1][0] != o.shape:
+        return None
+    return fn
+
+
 def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original, site) -> None:
     base = view._base
-    pre = _make(original if original is not None else view._data)
-    pre._requires_grad = True
-    inputs = (pre,) + others
-    other_edges = tuple([edge_of(o) for o in others]) if others else ()
+    if len(others) == 1:  # (the common case, ``y[i] += v``: no comprehension)
+        other_edges = (edge_of(others[0]),)
+    else:
+        other_edges = tuple([edge_of(o) for o in others]) if others else ()
     # (a number or a tensor without grad as the other operand, ``y[i] += 1``: one shared tuple; a long
     # chain of such writes keeps fewer objects alive for the cyclic GC to traverse)
-    fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if other_edges == _NO_EDGE_ONLY else (_VIEW_SLOT_EDGE,) + other_edges,
-                 site)
-    _finish_saves(op, fn, inputs, (view,), params)
+    plain = other_edges == _NO_EDGE_ONLY
+    fn = _shared_fn(op, view, others, params) if plain and original is None and op.saves_params else None
+    if fn is None:
+        pre = _make(original if original is not None else view._data)
+        pre._requires_grad = True
+        inputs = (pre,) + others
+        fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if plain else (_VIEW_SLOT_EDGE,) + other_edges, site)
+        _finish_saves(op, fn, inputs, (view,), params)
+        if plain and original is None and op.saves_params and fn._saved is params and not _STATE.anomaly:
+            _SHARED_FN[op] = fn  # (its saved values are the write's numbers alone: see _shared_fn)
     cs = object.__new__(CopySlices)
     cs._seq = next_sequence_nr()
-    cs.next_functions = (edge_of(base),) + other_edges
+    fb = base._grad_fn
+    eb = (fb, base._output_nr) if fb is not None else edge_of(base)
+    cs.next_functions = (eb, other_edges[0]) if len(other_edges) == 1 else (eb,) + other_edges
     cs._in_meta = shared_in_meta(((base._data.shape, base._data.dtype),) + fn._in_meta[1:])
     cs._extra = None
-    cs._site = fn._site
+    cs._site = site  # (its own: an inner node shared by several writes keeps the first one's)
     cs.fn = fn
     storage, cs._retype = _retyped(view, base)
     cs._positions = view_positions(view._data, storage)
