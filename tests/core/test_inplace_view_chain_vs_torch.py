@@ -74,6 +74,16 @@ def test_written_view_and_sibling_views_follow_the_base(torch):
     same(torch, f)
 
 
+def test_chain_backward_twice_refused_as_torch(torch):
+    """torch's CopySlices lets go of its op when the graph is freed, though add_'s node saved nothing."""
+    def f(m):
+        x, y = _written(m, 4, 8)
+        y.sum().backward()
+        y.sum().backward()
+        return [x.grad]
+    same(torch, f)
+
+
 def test_chain_backward_twice_with_retain_graph(torch):
     def f(m):
         x, y = _written(m, 4, 8)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
-from ..autograd.graph import Node, next_sequence_nr
+from ..autograd.graph import Node, next_sequence_nr, raise_backward_twice
 from ..errors import raise_autograd, user_site
 from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
@@ -307,15 +307,19 @@ class CopySlices(Node):
     formulas are: ``apply`` runs it on Tensors, ``apply_raw`` on the raw arrays, each calling
     the inner node's formulas through that node's entry for the same interpreter."""
 
-    __slots__ = ("fn", "_positions", "_base_shape", "_retype")
+    __slots__ = ("fn", "_positions", "_base_shape", "_retype", "_freed")
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
     def apply(self, grads: list) -> list:
+        if self._freed is not None:
+            raise_backward_twice(self, self._freed)
         return self._backward(TENSORS, grads, self.fn.apply_masked)
 
     def apply_raw(self, grads: list) -> list:
+        if self._freed is not None:
+            raise_backward_twice(self, self._freed)
         return self._backward(_namespace_of(grads[0]), grads, self.fn.apply_masked_raw)
 
     def _backward(self, xp, grads: list, run_fn) -> list:
@@ -342,7 +346,10 @@ class CopySlices(Node):
         return [base_grad] + list(res[1:])
 
     def release_variables(self, site=None) -> None:
+        """As torch's CopySlices, which lets go of its op when a backward frees the graph: a second
+        backward through it is refused even when the op saved nothing (``y[i].add_(1.0)``)."""
         self.fn.release_variables(site)
+        self._freed = site or True
 
 
 class _ViewSlot(Node):
@@ -436,6 +443,7 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs._extra = None
     cs._site = site  # (its own: an inner node shared by several writes keeps the first one's)
     cs.fn = fn
+    cs._freed = None
     storage, cs._retype = _retyped(view, base)
     cs._positions = view_positions(view._data, storage)
     cs._base_shape = storage.shape
