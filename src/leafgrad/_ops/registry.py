@@ -306,7 +306,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
-                 "saves_sizes_params", "simple")
+                 "saves_sizes_params", "simple", "single_view")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -376,6 +376,8 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.variadic = variadic
     # the ops ``apply`` hands to its fast case, ``apply_simple``: one or two inputs, one output, not a view
     op.simple = n_in <= 2 and n_out == 1 and not view and not variadic
+    # the views ``apply`` hands to :func:`_apply_view`: one input, one output (select, slice, transpose, ...)
+    op.single_view = view and n_in == 1 and n_out == 1 and not variadic and diff_outputs is None
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
@@ -485,8 +487,11 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     (``cat``), several outputs, views of the input, and the cast. Both paths record
     through the same :func:`_record`, :func:`_finish_saves` and :func:`_untracked`.
     """
-    if op.simple and cast is None:
-        return apply_simple(op, inputs[0], inputs[1] if op.n_in == 2 else None, params)
+    if cast is None:
+        if op.simple:
+            return apply_simple(op, inputs[0], inputs[1] if op.n_in == 2 else None, params)
+        if op.single_view:
+            return _apply_view(op, inputs[0], params)
     needs = False
     grad_on = _STATE.grad
     if grad_on:
@@ -544,6 +549,36 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     else:
         _untracked(op, outs, inputs)
     return tuple(outs) if multi else outs[0]
+
+
+def _apply_view(op: OpDef, t: Tensor, params: tuple) -> Tensor:
+    """:func:`apply` for a view with one input and one output (``y[i]``'s select, slice, transpose):
+    the general path's steps for that shape alone, without its loops over inputs and outputs."""
+    grad_on = _STATE.grad
+    if grad_on and t._base is not None:
+        _sync_view(t)
+    a = t._data
+    xp = _BY_ARRAY_TYPE[a.__class__].xp
+    n = len(params)
+    try:
+        out = (op.forward(xp, a) if not n else op.forward(xp, a, params[0]) if n == 1
+               else op.forward(xp, a, params[0], params[1]) if n == 2 else op.forward(xp, a, *params))
+    except MemoryError as e:  # torch's allocator error, not NumPy's MemoryError
+        raise alloc_error_from(e) from None
+    if out.__class__ is not a.__class__:
+        out = xp.asarray(out)
+    r = _make(out)
+    _mark_view(r, t)
+    if grad_on and t._requires_grad:
+        if out.dtype.kind in _FLOATING:
+            inputs = (t,)
+            node = _record(op, inputs)
+            r._requires_grad = True
+            r._grad_fn = node
+            _finish_saves(op, node, inputs, (r,), params)
+    else:
+        _untracked(op, (r,), (t,))
+    return r
 
 
 def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
