@@ -587,7 +587,12 @@ def _operand(other, self: Tensor) -> Tensor:
     kind = other.__class__
     dtype = self._data.dtype
     if (kind is float or kind is int) and (dtype is _F32 or dtype is _F64):  # (``y[i] += 1.0``: the tensor's
-        return _make(np.asarray(other, dtype=dtype))  # dtype, result_type's answer without its work)
+        # dtype, result_type's answer without its work; the number's read-only 0-d array is made once, as
+        # apply_simple's are: see Backend.const)
+        be = _BY_ARRAY_TYPE[self._data.__class__]
+        table = be.consts.get(dtype)
+        c = table.get(other) if table is not None else None
+        return _make(c if c is not None else be.const(other, dtype))
     dt = D.result_type(self, other)
     if dt is D.bfloat16 or dt is D.float16:  # torch's kernels read a number in float32, their compute type (_lowp.py)
         return _make(np.asarray(other, dtype=np.float32))
