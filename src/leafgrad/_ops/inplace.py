@@ -60,8 +60,14 @@ def _index_put_self_grad(xp, g, key, accumulate):
 
 
 def _index_values_grad(xp, g, key):
-    from .indexing import INDEX
-    return xp.apply(INDEX, g, params=(key,))
+    index = _INDEX[0]
+    if index is None:  # (indexing imports this module: found on first use, not by an import per call)
+        from .indexing import INDEX
+        index = _INDEX[0] = INDEX
+    return xp.apply(index, g, params=(key,))
+
+
+_INDEX: list = [None]  # indexing.INDEX (see _index_values_grad)
 
 
 INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
@@ -331,7 +337,10 @@ class CopySlices(Node):
         flat = g.reshape((-1,))
         key = (pos.reshape(-1),)
         g_view = _index_values_grad(xp, flat, key).reshape(pos.shape)
-        wanted = [True] + [nxt is not None for nxt, _ in self.next_functions[1:]]
+        edges = self.next_functions
+        # (the base, then the operands; two edges, ``y[i] += v``, spelled out: no comprehension)
+        wanted = [True, edges[1][0] is not None] if len(edges) == 2 else [True] + [
+            nxt is not None for nxt, _ in edges[1:]]
         res = run_fn([g_view], wanted)
         r0 = res[0]
         if r0 is None:
@@ -339,11 +348,11 @@ class CopySlices(Node):
         elif r0.shape != pos.shape:
             r0 = xp.broadcast_to(r0, pos.shape) if r0.ndim <= len(pos.shape) else r0.reshape(pos.shape)
         base_grad = None
-        if self.next_functions[0][0] is not None:
+        if edges[0][0] is not None:
             base_grad = xp.apply(INDEX_PUT, flat, r0.reshape((-1,)), params=(key, False)).reshape(self._base_shape)
             if retype is not None:
                 base_grad = xp.apply(retype[1], base_grad)
-        return [base_grad] + list(res[1:])
+        return [base_grad, res[1]] if len(res) == 2 else [base_grad] + list(res[1:])
 
     def release_variables(self, site=None) -> None:
         """As torch's CopySlices, which lets go of its op when a backward frees the graph: a second
