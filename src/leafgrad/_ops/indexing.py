@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import TENSOR_TYPES, Tensor, _wrap_dim
 from .pointwise import _no_derivative
-from .registry import apply, defop
+from .registry import _apply_view, apply, defop
 from .unsigned import refuse_unsigned
 
 _make = Tensor._make
@@ -176,7 +176,7 @@ def getitem(t: Tensor, key) -> Tensor:
     if key.__class__ is int and t._data.ndim:  # (``y[i]``, the most common key: one select, no key normalising)
         size = t._data.shape[0]
         _check_int_index(key, size, 0)
-        return apply(_SELECT[0] or _load_select(), (t,), (0, key % size))
+        return _apply_view(_SELECT[0] or _load_select(), t, (0, key % size))  # (apply's path for views, one call less)
     single = not isinstance(key, tuple)
     key = normalize_key(key)
     if any(_is_advanced(k) for k in key):

@@ -9,11 +9,13 @@ view's own ``grad_fn`` is re-derived from the base (``AsStridedBackward0``).
 """
 from __future__ import annotations
 
+from ctypes import addressof as _addressof, c_char as _c_char
+
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
-from ..autograd.graph import Node, next_sequence_nr
+from ..autograd.graph import Node, next_sequence_nr, raise_backward_twice
 from ..errors import raise_autograd, user_site
 from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
@@ -58,8 +60,14 @@ def _index_put_self_grad(xp, g, key, accumulate):
 
 
 def _index_values_grad(xp, g, key):
-    from .indexing import INDEX
-    return xp.apply(INDEX, g, params=(key,))
+    index = _INDEX[0]
+    if index is None:  # (indexing imports this module: found on first use, not by an import per call)
+        from .indexing import INDEX
+        index = _INDEX[0] = INDEX
+    return xp.apply(index, g, params=(key,))
+
+
+_INDEX: list = [None]  # indexing.INDEX (see _index_values_grad)
 
 
 INDEX_PUT = defop("IndexPutBackward0", _index_put_fwd,
@@ -305,15 +313,19 @@ class CopySlices(Node):
     formulas are: ``apply`` runs it on Tensors, ``apply_raw`` on the raw arrays, each calling
     the inner node's formulas through that node's entry for the same interpreter."""
 
-    __slots__ = ("fn", "_positions", "_base_shape", "_retype")
+    __slots__ = ("fn", "_positions", "_base_shape", "_retype", "_freed")
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
 
     def apply(self, grads: list) -> list:
+        if self._freed is not None:
+            raise_backward_twice(self, self._freed)
         return self._backward(TENSORS, grads, self.fn.apply_masked)
 
     def apply_raw(self, grads: list) -> list:
+        if self._freed is not None:
+            raise_backward_twice(self, self._freed)
         return self._backward(_namespace_of(grads[0]), grads, self.fn.apply_masked_raw)
 
     def _backward(self, xp, grads: list, run_fn) -> list:
@@ -325,7 +337,10 @@ class CopySlices(Node):
         flat = g.reshape((-1,))
         key = (pos.reshape(-1),)
         g_view = _index_values_grad(xp, flat, key).reshape(pos.shape)
-        wanted = [True] + [nxt is not None for nxt, _ in self.next_functions[1:]]
+        edges = self.next_functions
+        # (the base, then the operands; two edges, ``y[i] += v``, spelled out: no comprehension)
+        wanted = [True, edges[1][0] is not None] if len(edges) == 2 else [True] + [
+            nxt is not None for nxt, _ in edges[1:]]
         res = run_fn([g_view], wanted)
         r0 = res[0]
         if r0 is None:
@@ -333,14 +348,17 @@ class CopySlices(Node):
         elif r0.shape != pos.shape:
             r0 = xp.broadcast_to(r0, pos.shape) if r0.ndim <= len(pos.shape) else r0.reshape(pos.shape)
         base_grad = None
-        if self.next_functions[0][0] is not None:
+        if edges[0][0] is not None:
             base_grad = xp.apply(INDEX_PUT, flat, r0.reshape((-1,)), params=(key, False)).reshape(self._base_shape)
             if retype is not None:
                 base_grad = xp.apply(retype[1], base_grad)
-        return [base_grad] + list(res[1:])
+        return [base_grad, res[1]] if len(res) == 2 else [base_grad] + list(res[1:])
 
     def release_variables(self, site=None) -> None:
+        """As torch's CopySlices, which lets go of its op when a backward frees the graph: a second
+        backward through it is refused even when the op saved nothing (``y[i].add_(1.0)``)."""
         self.fn.release_variables(site)
+        self._freed = site or True
 
 
 class _ViewSlot(Node):
@@ -370,24 +388,71 @@ _NO_EDGE_ONLY = (_NO_EDGE,)
 _SLOT_THEN_NO_EDGE = (_VIEW_SLOT_EDGE, _NO_EDGE)
 
 
+# op -> the inner node its last write through a view recorded, when that node holds nothing of the
+# write's own (see _shared_fn)
+_SHARED_FN: dict = {}
+
+
+def _shared_fn(op, view: Tensor, others: tuple, params: tuple):
+    """The inner node of an earlier write that this one may share, or None.
+
+    ``y[i].add_(1.0)`` in a loop makes one CopySlices per write, each wrapping an ``AddBackward0``
+    whose whole state is the same every time: no edge of its own (the view's slot, a number), the
+    shared ``_in_meta`` of the same shapes, and its numbers (``alpha``) as saved values. torch keeps
+    that node inside CopySlices where Python cannot reach it, so one such node serves every write
+    that would make an equal one: a long chain then keeps one object fewer per write alive for the
+    cyclic GC to traverse, and records no node. Equal means: the same op, the same ``_in_meta``
+    object, and the very same number objects (``is``: -0.0 is not 0.0, NaN is itself)."""
+    fn = _SHARED_FN.get(op)
+    if fn is None or _STATE.anomaly:  # (anomaly mode keeps each node's own forward trace)
+        return None
+    saved = fn._saved
+    n = len(params)
+    if len(saved) != n:
+        return None
+    if n == 1:  # (add_'s and sub_'s alpha, spelled out: no loop)
+        if saved[0] is not params[0]:
+            return None
+    else:
+        for a, b in zip(saved, params):
+            if a is not b:
+                return None
+    o = others[0]._data
+    v = view._data
+    meta = fn._in_meta
+    if meta[0][1] is not v.dtype or meta[1][1] is not o.dtype or meta[0][0] != v.shape or meta[1][0] != o.shape:
+        return None
+    return fn
+
+
 def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original, site) -> None:
     base = view._base
-    pre = _make(original if original is not None else view._data)
-    pre._requires_grad = True
-    inputs = (pre,) + others
-    other_edges = tuple([edge_of(o) for o in others]) if others else ()
+    if len(others) == 1:  # (the common case, ``y[i] += v``: no comprehension)
+        other_edges = (edge_of(others[0]),)
+    else:
+        other_edges = tuple([edge_of(o) for o in others]) if others else ()
     # (a number or a tensor without grad as the other operand, ``y[i] += 1``: one shared tuple; a long
     # chain of such writes keeps fewer objects alive for the cyclic GC to traverse)
-    fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if other_edges == _NO_EDGE_ONLY else (_VIEW_SLOT_EDGE,) + other_edges,
-                 site)
-    _finish_saves(op, fn, inputs, (view,), params)
+    plain = other_edges == _NO_EDGE_ONLY
+    fn = _shared_fn(op, view, others, params) if plain and original is None and op.saves_params else None
+    if fn is None:
+        pre = _make(original if original is not None else view._data)
+        pre._requires_grad = True
+        inputs = (pre,) + others
+        fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if plain else (_VIEW_SLOT_EDGE,) + other_edges, site)
+        _finish_saves(op, fn, inputs, (view,), params)
+        if plain and original is None and op.saves_params and fn._saved is params and not _STATE.anomaly:
+            _SHARED_FN[op] = fn  # (its saved values are the write's numbers alone: see _shared_fn)
     cs = object.__new__(CopySlices)
     cs._seq = next_sequence_nr()
-    cs.next_functions = (edge_of(base),) + other_edges
+    fb = base._grad_fn
+    eb = (fb, base._output_nr) if fb is not None else edge_of(base)
+    cs.next_functions = (eb, other_edges[0]) if len(other_edges) == 1 else (eb,) + other_edges
     cs._in_meta = shared_in_meta(((base._data.shape, base._data.dtype),) + fn._in_meta[1:])
     cs._extra = None
-    cs._site = fn._site
+    cs._site = site  # (its own: an inner node shared by several writes keeps the first one's)
     cs.fn = fn
+    cs._freed = None
     storage, cs._retype = _retyped(view, base)
     cs._positions = view_positions(view._data, storage)
     cs._base_shape = storage.shape
@@ -463,14 +528,40 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
         _set_as_strided(view, base)
 
 
+def _address(arr: np.ndarray) -> int:
+    """The address of ``arr``'s first element. ``__array_interface__`` builds a dict of seven
+    entries to answer (about 1.5 us, twice per write through a view); a ctypes object over the
+    array's buffer answers in a fifth of that, for the arrays that can lend one (writable and
+    contiguous, as the views written in place and their bases mostly are)."""
+    try:
+        return _addressof(_c_char.from_buffer(arr))
+    except (TypeError, ValueError, BufferError):  # (read-only, strided, empty, or a dtype with no buffer format)
+        return arr.__array_interface__["data"][0]
+
+
+# The 0-d positions of single elements (``y[i]``), made once per position: read-only, so the nodes that
+# share one (CopySlices, AsStridedBackward0) only ever read it. Bounded as Backend.const's table is.
+_POSITION: dict = {}
+
+
+def _position(k: int) -> np.ndarray:
+    p = _POSITION.get(k)
+    if p is None:
+        if len(_POSITION) >= 4096:
+            _POSITION.clear()
+        p = _POSITION[k] = np.array(k, dtype=np.int64)
+        p.flags.writeable = False
+    return p
+
+
 def view_positions(view_arr: np.ndarray, base_arr: np.ndarray) -> np.ndarray:
     """For each element of a view, its flat (C-order) index in the base array."""
     item = base_arr.itemsize
-    start = view_arr.__array_interface__["data"][0] - base_arr.__array_interface__["data"][0]
+    start = _address(view_arr) - _address(base_arr)
     if base_arr.flags.c_contiguous and view_arr.ndim <= 1 and start % item == 0:
         # (the common views written in place, ``y[i]`` and ``y[a:b]`` of a contiguous base: one call)
         if view_arr.ndim == 0:
-            return np.array(start // item, dtype=np.int64)
+            return _position(start // item)
         step = view_arr.strides[0]
         if step % item == 0:
             return np.arange(view_arr.shape[0], dtype=np.int64) * (step // item) + start // item
@@ -505,7 +596,12 @@ def _operand(other, self: Tensor) -> Tensor:
     kind = other.__class__
     dtype = self._data.dtype
     if (kind is float or kind is int) and (dtype is _F32 or dtype is _F64):  # (``y[i] += 1.0``: the tensor's
-        return _make(np.asarray(other, dtype=dtype))  # dtype, result_type's answer without its work)
+        # dtype, result_type's answer without its work; the number's read-only 0-d array is made once, as
+        # apply_simple's are: see Backend.const)
+        be = _BY_ARRAY_TYPE[self._data.__class__]
+        table = be.consts.get(dtype)
+        c = table.get(other) if table is not None else None
+        return _make(c if c is not None else be.const(other, dtype))
     dt = D.result_type(self, other)
     if dt is D.bfloat16 or dt is D.float16:  # torch's kernels read a number in float32, their compute type (_lowp.py)
         return _make(np.asarray(other, dtype=np.float32))

@@ -329,8 +329,7 @@ class OpDef:
 
     __slots__ = ("name", "node_cls", "forward", "n_in", "params", "saved", "n_out", "view", "diff_out", "variadic",
                  "needed_by", "spec", "formulas", "saves_params", "saves_result", "saves_self", "scalar_saves_other",
-                 "saves_crossed",
-                 "simple")
+                 "saves_crossed", "saves_sizes_params", "simple", "single_view")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -402,11 +401,14 @@ def defop(grad_fn: str, forward: Callable, grads: Sequence[Callable | None] | Ca
     op.variadic = variadic
     # the ops ``apply`` hands to its fast case, ``apply_simple``: one or two inputs, one output, not a view
     op.simple = n_in <= 2 and n_out == 1 and not view and not variadic
+    # the views ``apply`` hands to :func:`_apply_view`: one input, one output (select, slice, transpose, ...)
+    op.single_view = view and n_in == 1 and n_out == 1 and not variadic and diff_outputs is None
     op.spec = tuple(spec)
     op.formulas = tuple(grads)
     op.saved = None  # (kind, index, users) per saved value: worked out on the op's first recording
     # (common cases needing no loop per recorded node: set with op.saved)
     op.saves_params = op.saves_result = op.saves_self = op.scalar_saves_other = op.saves_crossed = False
+    op.saves_sizes_params = False
     return op
 
 
@@ -456,6 +458,8 @@ def _resolve_saved(op: OpDef) -> tuple:
     op.scalar_saves_other = _saves_only_the_number(op.saved)  # tensor * number, tensor / number
     # mm, mul of two tensors: each input's formula reads the other input (and nothing else)
     op.saves_crossed = op.n_in == 2 and op.saved == ((0, 0, (1,)), (0, 1, (0,)))
+    # select, slice, narrow, ...: the input's shape, then every parameter (no tensor, no edge to test)
+    op.saves_sizes_params = single and op.spec == ((2, 0),) + tuple((3, k) for k in range(len(op.params)))
     return op.saved
 
 
@@ -511,8 +515,11 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     (``cat``), several outputs, views of the input, and the cast. Both paths record
     through the same :func:`_record`, :func:`_finish_saves` and :func:`_untracked`.
     """
-    if op.simple and cast is None:
-        return apply_simple(op, inputs[0], inputs[1] if op.n_in == 2 else None, params)
+    if cast is None:
+        if op.simple:
+            return apply_simple(op, inputs[0], inputs[1] if op.n_in == 2 else None, params)
+        if op.single_view:
+            return _apply_view(op, inputs[0], params)
     needs = False
     grad_on = _STATE.grad
     if grad_on:
@@ -570,6 +577,36 @@ def apply(op: OpDef, inputs: tuple, params: tuple = (), cast=None):
     else:
         _untracked(op, outs, inputs)
     return tuple(outs) if multi else outs[0]
+
+
+def _apply_view(op: OpDef, t: Tensor, params: tuple) -> Tensor:
+    """:func:`apply` for a view with one input and one output (``y[i]``'s select, slice, transpose):
+    the general path's steps for that shape alone, without its loops over inputs and outputs."""
+    grad_on = _STATE.grad
+    if grad_on and t._base is not None:
+        _sync_view(t)
+    a = t._data
+    xp = _BY_ARRAY_TYPE[a.__class__].xp
+    n = len(params)
+    try:
+        out = (op.forward(xp, a) if not n else op.forward(xp, a, params[0]) if n == 1
+               else op.forward(xp, a, params[0], params[1]) if n == 2 else op.forward(xp, a, *params))
+    except MemoryError as e:  # torch's allocator error, not NumPy's MemoryError
+        raise alloc_error_from(e) from None
+    if out.__class__ is not a.__class__:
+        out = xp.asarray(out)
+    r = _make(out)
+    _mark_view(r, t)
+    if grad_on and t._requires_grad:
+        if out.dtype.kind in _FLOATING:
+            inputs = (t,)
+            node = _record(op, inputs)
+            r._requires_grad = True
+            r._grad_fn = node
+            _finish_saves(op, node, inputs, (r,), params)
+    else:
+        _untracked(op, (r,), (t,))
+    return r
 
 
 def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
@@ -764,6 +801,9 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         return
     if op.saves_params and params.__class__ is tuple and _numbers_only(params):  # (add's alpha, ...): shared
         node._saved = params
+        return
+    if op.saves_sizes_params and params.__class__ is tuple and _numbers_only(params):  # (the views' common case)
+        node._saved = (inputs[0]._data.shape,) + params
         return
     saved = []
     edges = node.next_functions
