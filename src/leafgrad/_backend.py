@@ -90,7 +90,13 @@ class Backend:
         of that dtype gives the same result without the conversion. Tensor-by-number ops
         (``x * 0.5``, and the formulas of their backward) reuse one per value. Zero is not
         kept: ``0.0`` and ``-0.0`` are equal keys but must stay different numbers.
+        (``registry.apply_simple`` looks ``consts`` up itself before calling this: its fast case.)
         """
+        table = self.consts.get(dtype)
+        if table is not None:
+            c = table.get(value)
+            if c is not None:
+                return c
         if value.__class__ is int and dtype.kind == "i" and -(1 << 63) <= value < (1 << 63):
             bits = 8 * dtype.itemsize  # torch casts a number out of the tensor's range with wrap-around
             value_in_range = (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))

@@ -404,7 +404,7 @@ def _shared_fn(op, view: Tensor, others: tuple, params: tuple):
     cyclic GC to traverse, and records no node. Equal means: the same op, the same ``_in_meta``
     object, and the very same number objects (``is``: -0.0 is not 0.0, NaN is itself)."""
     fn = _SHARED_FN.get(op)
-    if fn is None or _STATE.anomaly:  # (anomaly mode keeps each node's own forward trace)
+    if fn is None:
         return None
     saved = fn._saved
     n = len(params)
@@ -434,14 +434,17 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     # (a number or a tensor without grad as the other operand, ``y[i] += 1``: one shared tuple; a long
     # chain of such writes keeps fewer objects alive for the cyclic GC to traverse)
     plain = other_edges == _NO_EDGE_ONLY
-    fn = _shared_fn(op, view, others, params) if plain and original is None and op.saves_params else None
+    # (an inner node that may be shared: no operand edge, nothing saved but numbers; anomaly mode keeps
+    # each node's own forward trace)
+    shareable = plain and original is None and op.saves_params and not _STATE.anomaly
+    fn = _shared_fn(op, view, others, params) if shareable else None
     if fn is None:
         pre = _make(original if original is not None else view._data)
         pre._requires_grad = True
         inputs = (pre,) + others
         fn = _record(op, inputs, _SLOT_THEN_NO_EDGE if plain else (_VIEW_SLOT_EDGE,) + other_edges, site)
         _finish_saves(op, fn, inputs, (view,), params)
-        if plain and original is None and op.saves_params and fn._saved is params and not _STATE.anomaly:
+        if shareable and fn._saved is params:
             _SHARED_FN[op] = fn  # (its saved values are the write's numbers alone: see _shared_fn)
     cs = object.__new__(CopySlices)
     cs._seq = next_sequence_nr()
@@ -598,10 +601,7 @@ def _operand(other, self: Tensor) -> Tensor:
     if (kind is float or kind is int) and (dtype is _F32 or dtype is _F64):  # (``y[i] += 1.0``: the tensor's
         # dtype, result_type's answer without its work; the number's read-only 0-d array is made once, as
         # apply_simple's are: see Backend.const)
-        be = _BY_ARRAY_TYPE[self._data.__class__]
-        table = be.consts.get(dtype)
-        c = table.get(other) if table is not None else None
-        return _make(c if c is not None else be.const(other, dtype))
+        return _make(_BY_ARRAY_TYPE[self._data.__class__].const(other, dtype))
     dt = D.result_type(self, other)
     if dt is D.bfloat16 or dt is D.float16:  # torch's kernels read a number in float32, their compute type (_lowp.py)
         return _make(np.asarray(other, dtype=np.float32))
