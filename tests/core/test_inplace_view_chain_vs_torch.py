@@ -84,6 +84,24 @@ def test_chain_backward_twice_refused_as_torch(torch):
     same(torch, f)
 
 
+def test_state_after_a_refused_second_backward(torch):
+    """The refused backward leaves the leaf's gradient and the chain's versions as they were."""
+    def f(m):
+        x, y = _written(m, 4, 8)
+        y[1].mul_(2.0)
+        y.sum().backward()
+        before = x.grad.clone()
+        try:
+            y.sum().backward()
+        except Exception as e:  # noqa: BLE001  (the class is compared, exactly, with torch's)
+            refused = type(e).__name__
+        else:
+            refused = None
+        return [refused, before, x.grad, y._version, y.grad_fn]
+    out = same(torch, f)
+    assert out[1][0] == "RuntimeError"  # (both refused it: compared as torch's exact class)
+
+
 def test_chain_backward_twice_with_retain_graph(torch):
     def f(m):
         x, y = _written(m, 4, 8)
