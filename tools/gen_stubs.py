@@ -167,6 +167,8 @@ def render_class(cls: type, bases: str = "") -> list[str]:
 def render_tensor_stub() -> str:
     import leafgrad  # noqa: F401  (binds the op table onto Tensor)
     from leafgrad import _tensor
+    from leafgrad._ops.lazy import load_all
+    load_all()  # (the rare op families too, which bind theirs on first use)
     lines = [HEADER.rstrip(), "import builtins as _b", "from typing import Any, Iterator", "",
              "from leafgrad._backend import device", "from leafgrad._dtype import dtype", "",
              '__all__ = ["Tensor", "VersionCounter", "Size"]', "",
@@ -207,6 +209,8 @@ def _importable(obj) -> str | None:
 
 def render_package_stub() -> str:
     import leafgrad
+    from leafgrad._ops.lazy import load_all
+    load_all()  # (the rare op families' top-level functions join leafgrad's namespace)
     names = {n for n in vars(leafgrad) if not n.startswith("_")} | {"__version__"}
     for n in _lazy_names(leafgrad):
         try:

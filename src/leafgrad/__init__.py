@@ -52,23 +52,13 @@ from ._ops.shape_extra import (cumprod, diag, diag_embed, diff, fliplr, flipud, 
                                repeat_interleave, rot90, take_along_dim, tensordot, trace, tril_indices, triu_indices)
 from ._ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, scatter, scatter_add, take, tril, triu
 from ._ops.out_arg import add_out_args as _add_out_args
-# (tops1: the fused BLAS forms, indexed writes and strided views: _ops/blas_extra.py, index_extra.py, strided_extra.py)
-from ._ops.blas_extra import addbmm, addmv, addmv_, addr, baddbmm
-from ._ops.index_extra import (argwhere, index_add, index_copy, index_fill, index_reduce, isin, masked_scatter,
-                               nonzero_static, put, scatter_reduce)
-from ._ops.strided_extra import (as_strided, as_strided_, as_strided_scatter, diagonal_scatter, select_scatter,
-                                 slice_scatter)
-# (misc14: complex tensors' real/imag views: _ops/complex_views.py)
-from ._ops.complex_views import imag, real, view_as_complex, view_as_real
+# (the rare op families, torch.addbmm, torch.index_add, torch.lgamma, torch.fix ...: loaded on first use by
+# __getattr__ below, see _ops/lazy.py)
 
 _add_out_args(globals())  # (out= on the functions that take it in torch: _ops/out_arg.py)
-# in-place variants and aliases torch also has at the top level (torch.ceil_, torch.fix, torch.ravel, ...)
-from ._ops.methods_extra import FUNCTIONS as _EXTRA_FUNCTIONS  # noqa: E402
-globals().update({_k: _v for _k, _v in _EXTRA_FUNCTIONS.items() if _k not in globals()})
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                                  set_grad_enabled)
 from . import autograd
-from . import linalg
 from . import cuda
 from ._threads import get_num_threads, set_num_threads
 from . import _quiet
@@ -169,21 +159,11 @@ _FROM_NN_FUNCTIONAL = frozenset({"selu", "selu_", "celu", "celu_", "hardshrink",
 
 
 # submodules loaded on first use, keeping `import leafgrad` fast
-_LAZY_MODULES = frozenset({"special", "fft", "nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
+_LAZY_MODULES = frozenset({"linalg", "special", "fft", "nn", "optim", "utils", "viz", "explain_module", "amp", "backends", "accelerator",
                            "compiler", "jit", "onnx", "return_types", "serialization", "version", "torch_version",
                            "distributions", "cpu"})
 _LEGACY_TYPE_NAMES = frozenset({"DoubleTensor", "FloatTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
                                 "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"})
-_FROM_LINALG_LEGACY = frozenset({"inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr", "matrix_power",
-                                 "cholesky_solve", "cholesky_inverse"})
-_FROM_SPECIAL_OPS = frozenset({"lgamma", "digamma", "polygamma", "mvlgamma", "i0"})
-_FROM_STATISTICS = frozenset({"unique", "unique_consecutive", "bincount", "histc", "histogram", "searchsorted",
-                              "bucketize", "quantile", "nanquantile", "cdist", "cartesian_prod", "combinations"})
-_FROM_EXTRA_OPS = frozenset({"aminmax", "angle", "copysign", "corrcoef", "cov", "cross", "dist", "eig",
-                             "float_power", "frexp", "gcd", "gcd_", "igamma", "igammac", "isneginf", "isposinf",
-                             "isreal", "lcm", "lcm_", "ldexp", "ldexp_", "lstsq", "lu", "lu_solve", "lu_unpack",
-                             "matrix_exp", "mode", "nanmean", "nansum", "nextafter", "renorm", "solve", "std_mean",
-                             "symeig", "triangular_solve", "var_mean"})
 _FROM_AMP = frozenset({"autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype",
                        "set_autocast_dtype"})
 
@@ -204,19 +184,13 @@ def __getattr__(name: str):
         return __version__
     if name in ("set_float32_matmul_precision", "get_float32_matmul_precision"):
         return getattr(importlib.import_module("._precision", __name__), name)
-    if name in _FROM_STATISTICS:  # (_ops/statistics.py, imported on first use)
-        return getattr(importlib.import_module("._ops.statistics", __name__), name)
+    fn = _lazy_ops.top_level(name)  # a rare op family's function (_ops/lazy.py), loaded on first use
+    if fn is not None:
+        return _serve(name, fn)
     if name in _FROM_AMP:
         return getattr(importlib.import_module(".amp.autocast_mode", __name__), name)
-    if name in _FROM_LINALG_LEGACY:  # torch.inverse, torch.det, torch.svd(some=) ... (_ops/linalg_legacy.py)
-        return getattr(importlib.import_module("._ops.linalg_legacy", __name__), name)
-    if name in _FROM_SPECIAL_OPS:  # torch.lgamma, torch.digamma, ... (_ops/special_ops.py)
-        return getattr(importlib.import_module("._ops.special_ops", __name__), name)
     if name in _FROM_NN_FUNCTIONAL:
         return getattr(importlib.import_module(".nn.functional", __name__), name)
-    if name in _FROM_EXTRA_OPS:  # torch.copysign, torch.aminmax, torch.lu ... (_ops/extra_bindings.py)
-        from ._ops.extra_bindings import TOP_LEVEL as _EXTRA
-        return _EXTRA[name]
     if name in ("explain", "explain_grad"):
         mod = importlib.import_module(".explain", __name__)
         return getattr(mod, name)
@@ -233,5 +207,23 @@ def __getattr__(name: str):
     from .coverage import missing
     raise missing("torch", name)  # (a torch name leafgrad lacks says so: coverage.py)
 
+
+def _serve(name: str, fn):
+    """A lazy family's top-level function as the eager ones are: with ``out=`` where torch has it, its public
+    name and docstring; kept in this module's namespace, so the next read is an ordinary one."""
+    namespace = {name: fn}
+    _add_out_args(namespace)
+    _ops.docs.document_functions(namespace)
+    fn = globals()[name] = namespace[name]
+    return fn
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_lazy_ops.TOP_LEVEL))
+
+from ._ops import lazy as _lazy_ops  # noqa: E402
+
 _ops.docs.document_functions(globals())  # public names and op-table docstrings on factory-made functions
 _ops.methods.install_missing_names()  # (last: the names torch.Tensor has and leafgrad's Tensor lacks)
+#: what ``from leafgrad import *`` takes: the public names, the rare families' functions too (loaded then)
+__all__ = sorted({_n for _n in globals() if not _n.startswith("_")} | set(_lazy_ops.TOP_LEVEL))

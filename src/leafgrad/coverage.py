@@ -1,6 +1,6 @@
 """What of torch's API leafgrad has, and the plain error for what it lacks.
 
-``_torch_names.json`` (written by ``tools/coverage.py`` from torch's own namespaces, beside
+``_torch_api_names.py`` (written by ``tools/coverage.py`` from torch's own namespaces, beside
 ``docs/coverage.md``) lists torch 2.13's public names in ``torch``, ``torch.Tensor``,
 ``torch.nn`` and ``torch.nn.functional``. A lookup that misses in leafgrad's namespace asks
 :func:`missing` for its error: a name torch has gets "leafgrad does not implement torch.fft yet"
@@ -8,24 +8,17 @@ rather than a bare AttributeError, which reads like a typo.
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from pathlib import Path
+from ._torch_api_names import NAMES as _NAMES
 
 __all__ = ["torch_names", "missing"]
 
-_DATA = Path(__file__).with_name("_torch_names.json")
+_NONE: frozenset = frozenset()
 
 
-@lru_cache(maxsize=None)
 def torch_names(namespace: str) -> frozenset[str]:
     """torch 2.13's public names in ``namespace`` (``"torch"``, ``"torch.Tensor"``, ``"torch.nn"``,
-    ``"torch.nn.functional"``); empty for a namespace the data file does not list."""
-    try:
-        data = json.loads(_DATA.read_text())
-    except OSError:  # (an install without the data file: every miss reads as torch's own error)
-        return frozenset()
-    return frozenset(data.get(namespace, ()))
+    ``"torch.nn.functional"``); empty for a namespace the data module does not list."""
+    return _NAMES.get(namespace, _NONE)
 
 
 def missing(namespace: str, name: str, *, owner: str | None = None) -> AttributeError:

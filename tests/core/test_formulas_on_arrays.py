@@ -9,7 +9,10 @@ import pytest
 
 import leafgrad as torch
 import leafgrad.nn.functional  # noqa: F401  (loads the nn ops too)
+from leafgrad._ops.lazy import load_all
 from leafgrad._ops.registry import ALL_OPS
+
+load_all()  # (the rare op families too: ALL_OPS lists the loaded ones)
 
 
 def test_every_op_formula_takes_an_array_namespace():

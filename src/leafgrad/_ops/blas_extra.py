@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._tensor import Tensor
 from .linalg import BMM, MV
+from .lazy import bind
 from .registry import apply, defop
 
 __all__ = ["addbmm", "addbmm_", "addmv", "addmv_", "addr", "addr_", "baddbmm", "baddbmm_"]
@@ -211,12 +212,10 @@ def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 
 
 def _bind_methods() -> None:
-    from .docs import document
-    methods = {name: globals()[name] for name in __all__}
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    document(Tensor, methods)
+    bind("blas_extra", {name: globals()[name] for name in __all__})
 
+
+#: torch's top-level forms, served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {name: globals()[name] for name in ("addbmm", "addmv", "addmv_", "addr", "baddbmm")}
 
 _bind_methods()

@@ -132,3 +132,6 @@ def retyped_base(view: np.ndarray, base: np.ndarray):
 
 Tensor.real = property(real, _set_real, doc="The real part (a view of a complex tensor; settable).")
 Tensor.imag = property(imag, _set_imag, doc="The imaginary part of a complex tensor (a view; settable).")
+
+#: torch's top-level forms, served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {"imag": imag, "real": real, "view_as_complex": view_as_complex, "view_as_real": view_as_real}

@@ -3,8 +3,8 @@ Tensor has none of that name yet) and the table of their top-level ``torch.<name
 ``leafgrad.__getattr__`` serves on first use."""
 from __future__ import annotations
 
-from .._tensor import Tensor
 from . import linalg_extra as LX, pointwise_extra as PX, stats_extra as SX
+from .lazy import bind
 
 TOP_LEVEL: dict = {name: getattr(PX, name) for name in PX.TOP_LEVEL}
 TOP_LEVEL.update({name: getattr(SX, name) for name in SX.TOP_LEVEL})
@@ -13,11 +13,7 @@ TOP_LEVEL.update(LX.TOP_LEVEL)
 
 def _bind_methods() -> None:
     methods = {**PX.METHODS, **SX.METHODS, **LX.METHODS}
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    from .docs import document
-    document(Tensor, methods)  # (their public names and docstrings, as methods.py gives the others)
+    bind("extra_bindings", methods)  # (with their public names and docstrings, as methods.py gives the others)
 
 
 _bind_methods()

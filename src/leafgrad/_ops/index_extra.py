@@ -28,6 +28,7 @@ from .indexing import (
     _gather_index,
     check_scatter,
 )
+from .lazy import bind
 from .registry import apply, defop
 from .unsigned import refuse_unsigned
 
@@ -607,7 +608,6 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 
 
 def _bind_methods() -> None:
-    from .docs import document
     methods = {
         "index_add": index_add, "index_add_": index_add_, "index_copy": index_copy, "index_copy_": index_copy_,
         "index_fill": index_fill, "index_fill_": index_fill_, "index_reduce": index_reduce,
@@ -616,10 +616,11 @@ def _bind_methods() -> None:
         "argwhere": argwhere,
         "nonzero_static": lambda self, *, size, fill_value=-1: nonzero_static(self, size=size, fill_value=fill_value),
     }
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    document(Tensor, methods)
+    bind("index_extra", methods)
 
+
+#: torch's top-level forms, served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {name: globals()[name] for name in ("argwhere", "index_add", "index_copy", "index_fill", "index_reduce",
+                                                "isin", "masked_scatter", "nonzero_static", "put", "scatter_reduce")}
 
 _bind_methods()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from . import linalg_decomp as LD
+from .lazy import bind
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr", "matrix_power", "cholesky_solve",
            "cholesky_inverse"]
@@ -75,11 +76,11 @@ def _bind_methods() -> None:
                "pinverse": pinverse, "qr": qr, "matrix_power": matrix_power, "cholesky_solve": cholesky_solve,
                "cholesky_inverse": cholesky_inverse,
                "cholesky": lambda self, upper=False: LD.cholesky(self, upper=upper)}
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    from .docs import document
-    document(Tensor, methods)  # (their public names and docstrings, as methods.py gives the others)
+    bind("linalg_legacy", methods)  # (with their public names and docstrings, as methods.py gives the others)
 
+
+#: torch's top-level forms (``torch.inverse``, ``torch.svd(some=)``, ...), served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {name: globals()[name] for name in ("inverse", "det", "logdet", "slogdet", "svd", "pinverse", "qr",
+                                                "matrix_power", "cholesky_solve", "cholesky_inverse")}
 
 _bind_methods()

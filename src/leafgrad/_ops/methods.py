@@ -439,7 +439,8 @@ def install_missing_names() -> None:
     from .._tensor import _TorchOnlyNames
     from ..coverage import torch_names
     for name in torch_names("torch.Tensor"):
-        if not name.startswith("_") and not hasattr(Tensor, name):
+        if not name.startswith("_") and not any(name in vars(c) for c in Tensor.__mro__):  # (hasattr would load
+            # a lazy family: lazy.py's stand-ins are on Tensor's base already)
             setattr(_TorchOnlyNames, name, _NotInLeafgrad(name))
 
 

@@ -6,23 +6,14 @@ Nothing is defined here: each name points at its definition in ``inplace_extra``
 """
 from __future__ import annotations
 
-from .._tensor import Tensor
 from . import aliases_extra, inplace_extra, tensor_queries
+from .lazy import bind
 
 METHODS = {**inplace_extra.METHODS, **aliases_extra.METHODS, **tensor_queries.METHODS}
 PROPERTIES = {**aliases_extra.PROPERTIES, **tensor_queries.PROPERTIES}
 FUNCTIONS = {**inplace_extra.FUNCTIONS, **aliases_extra.FUNCTIONS}
 
 
-def _bind() -> None:
-    for name, fn in METHODS.items():
-        if name not in Tensor.__dict__:
-            setattr(Tensor, name, fn)
-    for name, getter in PROPERTIES.items():
-        if name not in Tensor.__dict__:
-            setattr(Tensor, name, property(getter))
-    from .docs import document
-    document(Tensor, METHODS)  # (their public names and docstrings, as methods.py gives the others)
+TOP_LEVEL = FUNCTIONS  # (served by ``leafgrad.__getattr__``: lazy.py; a name leafgrad has already stays its own)
 
-
-_bind()
+bind("methods_extra", METHODS, PROPERTIES)  # (with public names and docstrings, as methods.py gives the others)

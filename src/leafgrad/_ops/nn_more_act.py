@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
+from .lazy import bind
 from .registry import apply, defop
 from .statistics import _cdist_back_fwd
 
@@ -74,10 +75,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def _bind_methods() -> None:
-    if not hasattr(Tensor, "prelu"):
-        Tensor.prelu = prelu
-    from .docs import document
-    document(Tensor, {"prelu": prelu})
+    bind("nn_more_act", {"prelu": prelu})
 
 
 _bind_methods()
@@ -311,3 +309,5 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     return apply(TBC, (input, weight, bias), (int(pad),))
+
+TOP_LEVEL: dict = {}  # (torch.prelu is nn.functional's: leafgrad.__getattr__ finds it there)

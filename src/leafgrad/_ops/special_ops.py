@@ -15,6 +15,7 @@ import numpy as np
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor
 from .pointwise import unary_float, unary_float_op
+from .lazy import bind
 from .registry import apply, defop
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr",
@@ -204,11 +205,10 @@ def xlog1py(input, other) -> Tensor:
 def _bind_methods() -> None:
     methods = {"lgamma": lgamma, "digamma": digamma, "i0": i0,
                "polygamma": lambda self, n: polygamma(n, self), "mvlgamma": lambda self, p: mvlgamma(self, p)}
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    from .docs import document
-    document(Tensor, methods)  # (their public names and docstrings, as methods.py gives the others)
+    bind("special_ops", methods)  # (with their public names and docstrings, as methods.py gives the others)
 
+
+#: torch's top-level forms (``torch.lgamma``, ...), served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {"lgamma": lgamma, "digamma": digamma, "polygamma": polygamma, "mvlgamma": mvlgamma, "i0": i0}
 
 _bind_methods()

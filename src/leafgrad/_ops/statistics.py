@@ -370,3 +370,9 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 NAMES = ("unique", "unique_consecutive", "bincount", "histc", "histogram", "searchsorted", "bucketize", "quantile",
          "nanquantile", "cdist", "cartesian_prod", "combinations")
 METHODS = ("unique", "unique_consecutive", "bincount", "histc", "histogram", "quantile", "nanquantile")
+
+
+#: torch's top-level functions here, served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {name: globals()[name] for name in ("unique", "unique_consecutive", "bincount", "histc", "histogram",
+                                                "searchsorted", "bucketize", "quantile", "nanquantile", "cdist",
+                                                "cartesian_prod", "combinations")}

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .indexing import INDEX
+from .lazy import bind
 from .registry import apply, defop, show_saved_as, unsigned_int64
 
 __all__ = ["as_strided", "as_strided_", "as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"]
@@ -314,14 +315,14 @@ def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
 
 
 def _bind_methods() -> None:
-    from .docs import document
     methods = {"as_strided": as_strided, "as_strided_": as_strided_, "as_strided_scatter": as_strided_scatter,
                "unfold": unfold, "diagonal_scatter": diagonal_scatter, "select_scatter": select_scatter,
                "slice_scatter": slice_scatter, "fill_diagonal_": fill_diagonal_}
-    for name, fn in methods.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
-    document(Tensor, methods)
+    bind("strided_extra", methods)
 
+
+#: torch's top-level forms, served by ``leafgrad.__getattr__`` (lazy.py)
+TOP_LEVEL = {name: globals()[name] for name in ("as_strided", "as_strided_", "as_strided_scatter", "diagonal_scatter",
+                                                "select_scatter", "slice_scatter")}
 
 _bind_methods()
