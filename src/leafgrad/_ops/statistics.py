@@ -373,6 +373,4 @@ METHODS = ("unique", "unique_consecutive", "bincount", "histc", "histogram", "qu
 
 
 #: torch's top-level functions here, served by ``leafgrad.__getattr__`` (lazy.py)
-TOP_LEVEL = {name: globals()[name] for name in ("unique", "unique_consecutive", "bincount", "histc", "histogram",
-                                                "searchsorted", "bucketize", "quantile", "nanquantile", "cdist",
-                                                "cartesian_prod", "combinations")}
+TOP_LEVEL = {name: globals()[name] for name in NAMES}
