@@ -154,11 +154,23 @@ SIGMOID = defop("SigmoidBackward0", lambda xp, a: _sigmoid(xp, a),
                 lambda xp, g, result: xp.apply(SIGMOID_BACKWARD, g, result), saved=("result",))
 
 
+_ZEROS: dict = {}  # NumPy dtype -> read-only 0-d zero of it (relu's)
+
+
 def _relu_fwd(xp, a):
-    if a.dtype.kind == "b":  # (NumPy would compute max(bool, 0) as int64)
+    dt = a.dtype
+    if dt.kind == "b":  # (NumPy would compute max(bool, 0) as int64)
         raise RuntimeError("Boolean inputs not supported for relu: convert the mask first, e.g. mask.float().relu().")
-    # (NumPy 2 keeps a's dtype for a Python number: no cast back needed. On a tie NumPy returns its
-    # second argument and torch keeps the input, so the input goes second: relu(-0.0) is -0.0)
+    # (On a tie NumPy returns its second argument and torch keeps the input, so the input goes
+    # second: relu(-0.0) is -0.0.) A NumPy array gets a 0-d zero of its own dtype, made once: NumPy 2
+    # converts a Python 0 to a's dtype on every call (NEP 50), ~3 k instructions, as much as the
+    # maximum itself on a small array; other array types take the Python 0 (the same result).
+    if a.__class__ is np.ndarray:
+        z = _ZEROS.get(dt)
+        if z is None:
+            z = _ZEROS[dt] = np.zeros((), dt)
+            z.flags.writeable = False
+        return np.maximum(z, a)
     return xp.maximum(0, a)
 
 
@@ -476,8 +488,8 @@ def sub(input, other, *, alpha=1) -> Tensor:
     sk = _PY_SCALAR_KIND.get(other.__class__)
     if sk is not None and sk != "b" and input.__class__ in TENSOR_TYPES:  # (no bool anywhere: nothing to refuse)
         kind = input._data.dtype.kind
-        if kind != "b" and (kind, sk) in _KEEPS_DTYPE:
-            return apply_simple(SUB, input, other, (alpha,))
+        if kind != "b" and (kind, sk) in _KEEPS_DTYPE:  # (alpha 1, the ``-`` operator's: the shared tuple)
+            return apply_simple(SUB, input, other, _ALPHA_1 if alpha.__class__ is int and alpha == 1 else (alpha,))
     _check_bool_sub(input, other)
     if alpha.__class__ is not int:
         check_alpha(input, other, alpha)

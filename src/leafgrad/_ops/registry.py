@@ -644,13 +644,15 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
             if other._base is not None:
                 _sync_view(other)
             needs = needs or other._requires_grad
+    fwd = op.forward  # (read as an attribute, then called: ``op.forward(...)`` is a method lookup that
+    # CPython 3.11 cannot specialise for a slot, ~250 instructions per call)
     try:
         if not params:
-            out = op.forward(xp, x) if b is None else op.forward(xp, x, y)
+            out = fwd(xp, x) if b is None else fwd(xp, x, y)
         elif len(params) == 1:
-            out = op.forward(xp, x, params[0]) if b is None else op.forward(xp, x, y, params[0])
+            out = fwd(xp, x, params[0]) if b is None else fwd(xp, x, y, params[0])
         else:
-            out = op.forward(xp, x, *params) if b is None else op.forward(xp, x, y, *params)
+            out = fwd(xp, x, *params) if b is None else fwd(xp, x, y, *params)
     except ValueError as e:
         if other is not None and "broadcast" in str(e):
             from .inplace import raise_broadcast_error
@@ -699,7 +701,7 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
     if op.scalar_saves_other and other is None and b is not None:  # tensor * number: the number alone
         node._saved = (None, b)
     elif op.saves_result and params.__class__ is tuple:  # exp, tanh, relu, softmax: the result (and numbers)
-        node._saved = (SavedTensor(res, True, site),) + params
+        node._saved = (_saved_result(res, site),) + params
     elif op.saves_self and b is None:  # log, abs, ...: the input alone
         node._saved = (SavedTensor(a, False, site),)
     elif op.saves_params and params.__class__ is tuple and len(params) == 1 and params[0].__class__ is int:
@@ -711,6 +713,27 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
     else:
         _finish_saves(op, node, (a,) if b is None else (a, b), (res,), params)
     return res
+
+
+def _saved_result(res: Tensor, site) -> SavedTensor:
+    """``SavedTensor(res, True, site)`` for a result ``apply_simple`` has just made (it requires grad,
+    is output 0 and has no version counter yet), its slots set here: no type call, no ``__init__``
+    and none of its tests. (exp, tanh, sigmoid, relu: ~1.5 k instructions fewer per recorded op.)
+    A slot added to ``SavedTensor.__init__`` must be set here too."""
+    vc = res._vc = _new(VersionCounter)
+    vc.v = 0
+    vc.last_site = None
+    s = _new(SavedTensor)
+    s._vc = vc
+    s._version = 0
+    s._is_output = True
+    s._site = site
+    s._freed_site = None
+    s._tensor = None
+    s._data = res._data
+    s._output_nr = 0
+    s._requires_grad = True
+    return s
 
 
 def _mark_view(res: Tensor, inp: Tensor, multi: bool = False) -> None:
