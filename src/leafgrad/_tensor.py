@@ -128,8 +128,9 @@ class Tensor(_TorchOnlyNames):
     def _make(arr) -> "Tensor":
         """Wrap an array without copying or validating: the per-op fast path.
 
-        ``autograd.graph.SavedTensor.unpack`` sets the same slots itself (it runs for nearly
-        every node of a backward): a slot added here must be set there too."""
+        ``autograd.graph.SavedTensor.unpack`` (nearly every node of a backward) and
+        ``_ops.registry.apply_simple`` (every recorded op's result) set the same slots
+        themselves: a slot added here must be set there too."""
         t = _new(Tensor)
         t._data = arr
         t._requires_grad = False
