@@ -410,8 +410,10 @@ def unary_float_op(op, name: str):
     """The public function of a unary float op (``exp``, ``tanh``, ...): a float tensor goes
     straight to ``apply_simple`` (one call less per op), anything else through ``unary_float``."""
     def fn(input: Tensor) -> Tensor:
-        if input.__class__ in TENSOR_TYPES and input._data.dtype.kind in "fcV":
-            return apply_simple(op, input)
+        if input.__class__ in TENSOR_TYPES:
+            dt = input._data.dtype
+            if dt.kind in "fcV":
+                return apply_simple(op, input, None, _NO_PARAMS, dt)
         return unary_float(op, input)
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -425,13 +427,14 @@ def binary_method(op, reverse: bool = False):
         return method
 
     def method(self, other):
+        dt = self._data.dtype  # (passed on: apply_simple reads it no more)
         if other.__class__ in TENSOR_TYPES:
-            if other._data.dtype == self._data.dtype:  # (binary's same-dtype case, one call less)
-                return apply_simple(op, self, other, _NO_PARAMS)
+            if other._data.dtype == dt:  # (binary's same-dtype case, one call less)
+                return apply_simple(op, self, other, _NO_PARAMS, dt)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
-            if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-                return apply_simple(op, self, other, _NO_PARAMS)
+            if sk is not None and (dt.kind, sk) in _KEEPS_DTYPE:
+                return apply_simple(op, self, other, _NO_PARAMS, dt)
         return binary(op, self, other)
     return method
 
@@ -442,13 +445,14 @@ _ALPHA_1 = (1,)
 
 def binary_alpha_method(op):
     def method(self, other):
+        dt = self._data.dtype  # (passed on, as in binary_method)
         if other.__class__ in TENSOR_TYPES:
-            if other._data.dtype == self._data.dtype:
-                return apply_simple(op, self, other, _ALPHA_1)
+            if other._data.dtype == dt:
+                return apply_simple(op, self, other, _ALPHA_1, dt)
         else:
             sk = _PY_SCALAR_KIND.get(other.__class__)
-            if sk is not None and (self._data.dtype.kind, sk) in _KEEPS_DTYPE:
-                return apply_simple(op, self, other, _ALPHA_1)
+            if sk is not None and (dt.kind, sk) in _KEEPS_DTYPE:
+                return apply_simple(op, self, other, _ALPHA_1, dt)
         return binary(op, self, other, _ALPHA_1)
     return method
 
@@ -487,9 +491,10 @@ def _check_bool_sub(a, b) -> None:
 def sub(input, other, *, alpha=1) -> Tensor:
     sk = _PY_SCALAR_KIND.get(other.__class__)
     if sk is not None and sk != "b" and input.__class__ in TENSOR_TYPES:  # (no bool anywhere: nothing to refuse)
-        kind = input._data.dtype.kind
+        dt = input._data.dtype
+        kind = dt.kind
         if kind != "b" and (kind, sk) in _KEEPS_DTYPE:  # (alpha 1, the ``-`` operator's: the shared tuple)
-            return apply_simple(SUB, input, other, _ALPHA_1 if alpha.__class__ is int and alpha == 1 else (alpha,))
+            return apply_simple(SUB, input, other, _ALPHA_1 if alpha.__class__ is int and alpha == 1 else (alpha,), dt)
     _check_bool_sub(input, other)
     if alpha.__class__ is not int:
         check_alpha(input, other, alpha)
@@ -528,8 +533,8 @@ def div(input, other, *, rounding_mode=_UNSET) -> Tensor:
     if rounding_mode is _UNSET:
         rounding_mode = None
     if rounding_mode is None and other.__class__ in _PY_SCALAR_KIND and input.__class__ in TENSOR_TYPES \
-            and input._data.dtype.kind in "fcV":
-        return apply_simple(DIV, input, other, _NO_PARAMS)  # float tensor / number: no promotion work
+            and (dt := input._data.dtype).kind in "fcV":
+        return apply_simple(DIV, input, other, _NO_PARAMS, dt)  # float tensor / number: no promotion work
     if rounding_mode is None:
         if input.__class__ in TENSOR_TYPES and other.__class__ in TENSOR_TYPES:
             ad = input._data.dtype

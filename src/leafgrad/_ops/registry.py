@@ -608,7 +608,7 @@ def _apply_view(op: OpDef, t: Tensor, params: tuple) -> Tensor:
     return r
 
 
-def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
+def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
     """The fast case of :func:`apply`: one output, not a view, and the inputs ``a`` alone (``b``
     None: ``exp``, ``relu``, ``sum``), ``a`` and a tensor ``b`` (``a + b``, ``mm``, most nodes of a
     backward pass under ``create_graph``) or ``a`` and a Python number ``b`` that keeps ``a``'s
@@ -618,10 +618,14 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = ()):
     of Python numbers matches torch's rule) and recorded as an input without history, so no
     tensor is made for it. Forwards are called with their arguments spelled out, not
     ``*args``: in CPython a star-call costs about as much as a small NumPy op.
+
+    ``dt``: ``a``'s NumPy dtype, where the caller has read it already (the operators and the unary
+    functions do, for their dtype rules): each read of an ndarray attribute costs ~300 instructions.
     """
     st = _STATE
     x = a._data
-    dt = x.dtype  # (read once: each read of an ndarray attribute costs hundreds of instructions)
+    if dt is None:
+        dt = x.dtype
     be = _BY_ARRAY_TYPE[x.__class__]
     xp = be.xp
     if b is None:
