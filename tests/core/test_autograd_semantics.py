@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
 import warnings
 import weakref
@@ -527,6 +529,27 @@ def test_anomaly_mode_nan(torch):
             warnings.simplefilter("ignore")
             with raises_exactly(RuntimeError, match="returned nan values"):
                 f(m)
+
+
+_ANOMALY_FIRST_USE = """
+x = m.ones(2, requires_grad=True)
+got = ["traceback_" in (x * 2).grad_fn.metadata]
+with m.autograd.set_detect_anomaly(True):
+    got += ["traceback_" in (x * 2).grad_fn.metadata, "traceback_" in x.unsqueeze(0).grad_fn.metadata]
+got += ["traceback_" in (x * 2).grad_fn.metadata]
+print(got)
+"""
+
+
+def test_anomaly_mode_traces_from_its_first_use(torch):
+    """The forward tests a process-wide "anomaly mode was ever on" flag before the mode itself
+    (``grad_mode.ANOMALY_USED``): in a fresh process, nodes recorded before its first use and after it
+    is switched off keep no forward trace, nodes recorded with it on keep one, in both forward paths
+    (apply_simple's and the general one), as in torch."""
+    code = "import {} as m\n" + _ANOMALY_FIRST_USE
+    outs = [subprocess.run([sys.executable, "-c", code.format(name)], capture_output=True, text=True, timeout=120)
+            for name in ("torch", "leafgrad")]
+    assert [o.stdout for o in outs] == ["[False, True, True, False]\n"] * 2, [o.stderr[-2000:] for o in outs]
 
 
 def test_inference_mode_results_do_not_require_grad(torch):

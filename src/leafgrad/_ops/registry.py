@@ -20,6 +20,7 @@ from .._backend import _BY_ARRAY_TYPE
 from .._lowp import keep_lowp
 from .._tensor import TENSOR_TYPES, Tensor, VersionCounter, _STATE, vc_of
 from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..autograd.grad_mode import ANOMALY_USED as _ANOMALY_USED  # (see there: anomaly mode's cheap test)
 from .xp import TENSORS, array_namespace
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
 
@@ -696,7 +697,7 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt), _NO_META))
     node._extra = None
     node._site = site = _node_site()
-    if st.anomaly:
+    if _ANOMALY_USED[0] and st.anomaly:
         from ..autograd.anomaly import record_forward_trace
         record_forward_trace(node)
     # the result: ``Tensor._make``'s slots written out, its history set once (~500 instructions
@@ -834,7 +835,7 @@ def _record(op: OpDef, inputs, edges: tuple | None = None, site=_FIND_SITE) -> O
     node._in_meta = meta if meta is not None else _shared_meta(key, key)
     node._extra = None
     node._site = _node_site() if site is _FIND_SITE else site
-    if _STATE.anomaly:
+    if _ANOMALY_USED[0] and _STATE.anomaly:
         from ..autograd.anomaly import record_forward_trace
         record_forward_trace(node)
     return node

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import traceback
 
-from .grad_mode import STATE, _DecoratorContextManager
+from .grad_mode import ANOMALY_USED, STATE, _DecoratorContextManager
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
@@ -24,7 +24,7 @@ class detect_anomaly(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
-        STATE.anomaly = True
+        STATE.anomaly = ANOMALY_USED[0] = True
         STATE.anomaly_check_nan = self.check_nan
 
     def __exit__(self, *exc) -> None:
@@ -41,6 +41,8 @@ class set_detect_anomaly(_DecoratorContextManager):
         self._prev = (STATE.anomaly, STATE.anomaly_check_nan)
         self.mode, self.check_nan = bool(mode), check_nan
         STATE.anomaly = self.mode
+        if self.mode:
+            ANOMALY_USED[0] = True
         STATE.anomaly_check_nan = check_nan
 
     def __enter__(self) -> None:

@@ -25,6 +25,10 @@ class _ThreadState(threading.local):
 
 
 STATE = _ThreadState()
+# True once any thread has switched anomaly mode on (never reset): the forward tests this plain
+# flag before reading ``STATE.anomaly``, as a read of a thread-local attribute costs ~700
+# instructions and a recorded op would otherwise pay one for a mode that is nearly always off
+ANOMALY_USED = [False]
 
 
 def is_grad_enabled() -> bool:
