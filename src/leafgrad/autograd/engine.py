@@ -14,6 +14,8 @@ import heapq
 import sys
 import threading
 
+import numpy as np
+
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor, vc_of
 from .._quiet import quiet_numpy
@@ -312,10 +314,9 @@ def _unwrap(grads) -> list:
     return [None if g is None else g._data for g in grads]
 
 
-def _as_array(g):
-    """A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again."""
-    import numpy as np
-    return np.asarray(g)
+# A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again (NumPy's own
+# function, no Python frame: W3's every mul node needs it)
+_as_array = np.asarray
 
 
 def _call_pre_hooks_raw(fn, grads: list) -> list:
