@@ -47,10 +47,10 @@ RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b
 RSUB_SCALAR = defop("RsubBackward1", lambda xp, a, other, alpha: other - a if alpha == 1 else other - alpha * a,
                     lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, saved=("alpha",))
 MUL = defop("MulBackward0", lambda xp, a, b: a * b,
-            (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
+            (lambda xp, g, self, other: g * xp.conj(other, g), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda xp, g, self, other: g / xp.conj(other),
+            (lambda xp, g, self, other: g / xp.conj(other, g),
              lambda xp, g, self, other: -g * xp.conj((self / other) / other)),  # (torch's order; conj: its complex rule)
             saved=("self", "other"), n_in=2)
 
