@@ -144,10 +144,14 @@ class OpNode(Node, metaclass=_OpNodeType):
             v = saved[k]
             if v is not None and v.__class__ is not SavedTensor:
                 # a Python number operand (``x * 3``): torch saves it as a 0-d tensor and frees it
-                # with the graph, so a second backward through this node is refused there too
+                # with the graph, so a second backward through this node is refused there too.
+                # (The marker this backward already made, read here: a call fewer per node.)
+                marker = _LAST_FREED_OPERAND[0]
+                if marker is None or marker._freed_site is not freed:
+                    marker = _freed_operand(freed)
                 if saved.__class__ is not list:
                     saved = self._saved = list(saved)
-                saved[k] = _freed_operand(freed)
+                saved[k] = marker
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
@@ -212,10 +216,8 @@ def _freed_operand(site) -> SavedTensor:
     "backward through the graph a second time" error, naming where the graph was freed.
 
     Every node a backward frees gets the same ``site``, so one marker serves them all: the last
-    one made is kept and handed out again (a chain of ``x * 3`` steps frees one operand per node)."""
-    last = _LAST_FREED_OPERAND[0]
-    if last is not None and last._freed_site is site:
-        return last
+    one made is kept in ``_LAST_FREED_OPERAND``, and ``release_variables`` hands it out again while
+    its site is the one being freed (a chain of ``x * 3`` steps frees one operand per node)."""
     s = _LAST_FREED_OPERAND[0] = _new(SavedTensor)
     s._tensor = s._data = s._site = None
     s._vc = VersionCounter()  # (its own: a number has no other owner)
