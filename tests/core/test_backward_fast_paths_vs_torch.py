@@ -4,7 +4,8 @@ A tensor-by-number op's backward multiplies (or divides) the gradient by the sav
 number as a cached 0-d array of the gradient's dtype (``ArrayNamespace.conj`` with ``like``):
 these tests pin what that must never change, bit for bit: the sign of zero, NaN, infinities,
 integers past float32's and float64's exact range, complex gradients, the second read of the
-cache. ``_apply_two`` runs add/sub (one saved value, their alpha) in one frame: alpha's
+cache. relu's backward is torch's threshold_backward (a positive zero where the result is
+<= 0, whatever the gradient holds there). ``_apply_two`` runs add/sub (one saved value, their alpha) in one frame: alpha's
 gradients are checked too, and the refusals of a second backward through such nodes.
 """
 from __future__ import annotations
@@ -72,3 +73,24 @@ def test_second_backward_through_number_ops_is_refused(torch):
         y.backward()
         with raises_exactly(RuntimeError, match="Trying to backward through the graph a second time"):
             y.backward()
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float64", "float16", "bfloat16"])
+def test_relu_gradient_is_torch_threshold_backward(torch, dtype_name):
+    # torch gives a positive 0 wherever the result is <= 0, whatever the gradient holds there (a
+    # negative number, NaN), and passes the gradient where the result is NaN
+    data = [-1.0, 2.0, 0.0, -3.0, float("nan"), -0.0, 1e-30, -float("inf"), float("inf")]
+    grad = [-1.0, -2.0, float("nan"), float("nan"), 5.0, -1.0, -0.0, 3.0, -0.0]
+    got = []
+    for lib in (torch, lg):
+        x = lib.tensor(data, dtype=getattr(lib, dtype_name), requires_grad=True)
+        x.relu().backward(lib.tensor(grad, dtype=getattr(lib, dtype_name)))
+        got.append(x.grad.float().numpy())
+    assert _bits(got[1]) == _bits(got[0])
+    # twice, accumulating (the second round reads the cached zero)
+    t = torch.tensor([[-1.0, 0.5], [2.0, -0.0]], requires_grad=True)
+    x = lg.tensor([[-1.0, 0.5], [2.0, -0.0]], requires_grad=True)
+    for _ in range(2):
+        (t.relu() * -2.0).sum().backward()
+        (x.relu() * -2.0).sum().backward()
+        assert _bits(x.grad.numpy()) == _bits(t.grad.numpy())

@@ -152,7 +152,25 @@ SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (1 - r
                          (lambda xp, gg, grad_output, output: gg * output * (1 - output),
                           lambda xp, gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
                          saved=("input0", "input1"), n_in=2)
-THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", lambda xp, g, r: g * (r > 0),
+_ZEROS: dict = {}  # NumPy dtype -> read-only 0-d positive zero (relu's backward, below)
+
+
+def _threshold_backward(xp, g, r):
+    """torch's ``threshold_backward(g, r, 0)``, relu's backward: a positive 0 where ``r <= 0``,
+    whatever ``g`` holds there (``g * (r > 0)`` gave -0.0 for a negative gradient and NaN for a
+    NaN one, where torch gives 0), ``g`` itself elsewhere, NaN ``r`` included. For NumPy arrays
+    the zero is a cached 0-d array of ``g``'s dtype: NumPy 2 converts a Python 0 on every call
+    (W2's tiny MLP: about 2.7 k instructions fewer per relu node than ``g * (r > 0)``)."""
+    if g.__class__ is np.ndarray and r.__class__ is np.ndarray:
+        z = _ZEROS.get(g.dtype)
+        if z is None:
+            z = _ZEROS[g.dtype] = np.zeros((), g.dtype)
+            z.flags.writeable = False
+        return xp.where(r <= z, z, g)
+    return xp.where(r <= 0, 0, g)
+
+
+THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", _threshold_backward,
                            (lambda xp, gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
 TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda xp, g, result: xp.apply(TANH_BACKWARD, g, result),
              saved=("result",))
