@@ -47,10 +47,10 @@ RSUB = defop("RsubBackward0", lambda xp, a, b, alpha: b - a if alpha == 1 else b
 RSUB_SCALAR = defop("RsubBackward1", lambda xp, a, other, alpha: other - a if alpha == 1 else other - alpha * a,
                     lambda xp, g, alpha: -g if alpha == 1 else g * -alpha, saved=("alpha",))
 MUL = defop("MulBackward0", lambda xp, a, b: a * b,
-            (lambda xp, g, self, other: g * xp.conj(other), lambda xp, g, self, other: g * xp.conj(self)),
+            (lambda xp, g, self, other: g * xp.conj(other, g), lambda xp, g, self, other: g * xp.conj(self)),
             saved=("self", "other"), n_in=2)
 DIV = defop("DivBackward0", lambda xp, a, b: a / b,
-            (lambda xp, g, self, other: g / xp.conj(other),
+            (lambda xp, g, self, other: g / xp.conj(other, g),
              lambda xp, g, self, other: -g * xp.conj((self / other) / other)),  # (torch's order; conj: its complex rule)
             saved=("self", "other"), n_in=2)
 
@@ -138,7 +138,13 @@ TAN = defop("TanBackward0", lambda xp, a: xp.tan(a), lambda xp, g, result: g * x
              saved=("result",))
 # The backward of tanh, sigmoid and relu is itself one op (as torch's tanh_backward etc.):
 # one node and one pass instead of three, and still differentiable for double backward.
-TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * xp.conj(1 - r * r),
+def _conj_of(xp, a):
+    """``a``'s conjugate in a forward (``xp`` the array module itself): a real array is its own,
+    where ``np.conj`` would copy it (one NumPy call fewer per tanh node of a backward)."""
+    return xp.conj(a) if a.dtype.kind == "c" else a
+
+
+TANH_BACKWARD = defop("TanhBackwardBackward0", lambda xp, g, r: g * _conj_of(xp, 1 - r * r),
                       (lambda xp, gg, grad_output, output: gg * (1 - output * output),
                        lambda xp, gg, grad_output, output: -2 * gg * grad_output * output),
                       saved=("input0", "input1"), n_in=2)
@@ -146,7 +152,25 @@ SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (1 - r
                          (lambda xp, gg, grad_output, output: gg * output * (1 - output),
                           lambda xp, gg, grad_output, output: gg * grad_output * (1 - 2 * output)),
                          saved=("input0", "input1"), n_in=2)
-THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", lambda xp, g, r: g * (r > 0),
+_ZEROS: dict = {}  # NumPy dtype -> read-only 0-d positive zero (relu's backward, below)
+
+
+def _threshold_backward(xp, g, r):
+    """torch's ``threshold_backward(g, r, 0)``, relu's backward: a positive 0 where ``r <= 0``,
+    whatever ``g`` holds there (``g * (r > 0)`` gave -0.0 for a negative gradient and NaN for a
+    NaN one, where torch gives 0), ``g`` itself elsewhere, NaN ``r`` included. For NumPy arrays
+    the zero is a cached 0-d array of ``g``'s dtype: NumPy 2 converts a Python 0 on every call
+    (W2's tiny MLP: about 2.7 k instructions fewer per relu node than ``g * (r > 0)``)."""
+    if g.__class__ is np.ndarray and r.__class__ is np.ndarray:
+        z = _ZEROS.get(g.dtype)
+        if z is None:
+            z = _ZEROS[g.dtype] = np.zeros((), g.dtype)
+            z.flags.writeable = False
+        return xp.where(r <= z, z, g)
+    return xp.where(r <= 0, 0, g)
+
+
+THRESHOLD_BACKWARD = defop("ThresholdBackwardBackward0", _threshold_backward,
                            (lambda xp, gg, self: gg * (self > 0), None), saved=("input1",), n_in=2)
 TANH = defop("TanhBackward0", lambda xp, a: xp.tanh(a), lambda xp, g, result: xp.apply(TANH_BACKWARD, g, result),
              saved=("result",))

@@ -145,10 +145,14 @@ class OpNode(Node, metaclass=_OpNodeType):
             v = saved[k]
             if v is not None and v.__class__ is not SavedTensor:
                 # a Python number operand (``x * 3``): torch saves it as a 0-d tensor and frees it
-                # with the graph, so a second backward through this node is refused there too
+                # with the graph, so a second backward through this node is refused there too.
+                # (The marker this backward already made, read here: a call fewer per node.)
+                marker = _LAST_FREED_OPERAND[0]
+                if marker is None or marker._freed_site is not freed:
+                    marker = _freed_operand(freed)
                 if saved.__class__ is not list:
                     saved = self._saved = list(saved)
-                saved[k] = _freed_operand(freed)
+                saved[k] = marker
 
     def saved_tensors_info(self) -> list[tuple[str, SavedTensor]]:
         """(name, SavedTensor) pairs, for drawing and explaining the graph."""
@@ -213,10 +217,8 @@ def _freed_operand(site) -> SavedTensor:
     "backward through the graph a second time" error, naming where the graph was freed.
 
     Every node a backward frees gets the same ``site``, so one marker serves them all: the last
-    one made is kept and handed out again (a chain of ``x * 3`` steps frees one operand per node)."""
-    last = _LAST_FREED_OPERAND[0]
-    if last is not None and last._freed_site is site:
-        return last
+    one made is kept in ``_LAST_FREED_OPERAND``, and ``release_variables`` hands it out again while
+    its site is the one being freed (a chain of ``x * 3`` steps frees one operand per node)."""
     s = _LAST_FREED_OPERAND[0] = _new(SavedTensor)
     s._tensor = s._data = s._site = None
     s._vc = VersionCounter()  # (its own: a number has no other owner)
@@ -247,23 +249,31 @@ def _apply_one(self: OpNode, grads: list) -> list:
 def _apply_two(self: OpNode, grads: list) -> list:
     """``OpNode.apply_raw`` for a two-input, one-output op whose formulas run on arrays (add, mul,
     mm, a tensor-by-number op): ``apply_raw``, ``_saved_arrays`` and ``_run`` in one frame for the
-    usual two saved values. (W3's backward, all such nodes: 27.2 k -> 24.8 k instructions per op.)"""
+    usual two saved values (mul, mm: W3's backward 27.2 k -> 24.8 k instructions per op) or one
+    (add and sub's alpha: two frames and a star-call fewer per node than ``_run``)."""
     g = grads[0]
     xp = _NAMESPACES.get(g.__class__)
     if xp is None:
         xp = _namespace_of(g)
     saved = self._saved
-    if len(saved) != 2:
-        return _run(self, g, xp, _saved_arrays(self))
-    v0, v1 = saved
-    if v0.__class__ is SavedTensor:
-        v0 = v0.unpack_data(self)
-    if v1.__class__ is SavedTensor:
-        v1 = v1.unpack_data(self)
+    n = len(saved)
     (n0, _), (n1, _) = self.next_functions
     f0, f1 = self._formulas
-    return [None if n0 is None or f0 is None else f0(xp, g, v0, v1),
-            None if n1 is None or f1 is None else f1(xp, g, v0, v1)]
+    if n == 2:
+        v0, v1 = saved
+        if v0.__class__ is SavedTensor:
+            v0 = v0.unpack_data(self)
+        if v1.__class__ is SavedTensor:
+            v1 = v1.unpack_data(self)
+        return [None if n0 is None or f0 is None else f0(xp, g, v0, v1),
+                None if n1 is None or f1 is None else f1(xp, g, v0, v1)]
+    if n == 1:
+        v = saved[0]
+        if v.__class__ is SavedTensor:
+            v = v.unpack_data(self)
+        return [None if n0 is None or f0 is None else f0(xp, g, v),
+                None if n1 is None or f1 is None else f1(xp, g, v)]
+    return _run(self, g, xp, _saved_arrays(self))
 
 
 # array type -> the ArrayNamespace formulas get for it (filled from the backends on first use)

@@ -29,12 +29,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._backend import CPU as _CPU
 from .._lowp import keep_lowp
 
 __all__ = ["ArrayNamespace", "array_namespace", "TENSORS", "TensorNamespace"]
 
 
 # ----------------------------------------------------------------------------- on arrays
+_NDARRAY = np.ndarray
+_FACTORS: dict = {}  # floating or complex dtype -> {Python number: read-only 0-d array} (ArrayNamespace.conj)
+
+
+def _factor(a, dtype):
+    """Python number ``a`` as a 0-d array of ``dtype`` (cached) where that gives the result NumPy
+    gives for ``a`` itself: a floating or complex dtype, and an int only up to 2**53, where NumPy
+    going through a float64 first cannot round it differently. Otherwise ``a`` itself."""
+    if dtype.kind not in "fc" or (a.__class__ is int and not -(1 << 53) <= a <= 1 << 53):
+        return a
+    k = _CPU.const(a, dtype)
+    if k.flags.writeable:  # (zero and NaN: Backend.const keeps neither, see there)
+        return k
+    table = _FACTORS.get(dtype)
+    if table is None or len(table) >= 256:  # (a program sweeping through many numbers: start over)
+        table = _FACTORS[dtype] = {}
+    table[a] = k
+    return k
+
+
 def sum_to_axes(have: tuple, want: tuple) -> tuple:
     """The dims of shape ``have`` to sum (keeping them) so that it reshapes to ``want``."""
     lead = len(have) - len(want)
@@ -59,8 +80,13 @@ class ArrayNamespace:
         return value
 
     def apply(self, op, *inputs, params: tuple = ()):
-        """Run ``defop`` op ``op`` on arrays: its forward, nothing recorded."""
-        out = op.forward(self.module, *inputs, *params)
+        """Run ``defop`` op ``op`` on arrays: its forward, nothing recorded. (Two inputs, no
+        parameters, the backward of tanh, sigmoid and relu: called spelled out, as a star-call
+        costs a C-level call of its own in CPython.)"""
+        if len(inputs) == 2 and not params:
+            out = op.forward(self.module, inputs[0], inputs[1])
+        else:
+            out = op.forward(self.module, *inputs, *params)
         return out if out.__class__ is inputs[0].__class__ else self.module.asarray(out)
 
     def kernel(self, f, *args):
@@ -78,10 +104,21 @@ class ArrayNamespace:
         out = self.module.add.reduce(g, axes, None, None, True) if axes else g
         return self.module.asarray(out.reshape(shape))
 
-    def conj(self, a):
-        """``a``'s complex conjugate; a real array or number itself, with no copy."""
+    def conj(self, a, like=None):
+        """``a``'s complex conjugate; a real array or number itself, with no copy.
+
+        With ``like`` (the gradient that ``a`` multiplies or divides: ``x * 0.5``'s backward), a
+        Python float or int comes back as a cached read-only 0-d array of ``like``'s dtype, as the
+        forward passed it (``Backend.const``). NumPy 2 converts a Python number to the array's
+        dtype on every call (NEP 50), which costs about as much as the multiply itself on a small
+        array: W3's MulBackward0 runs about 1 k instructions fewer per node. The values are the
+        same, as NumPy converts the number to that dtype itself (see ``_factor``)."""
         c = a.__class__
         if c is float or c is int:  # (a saved Python number: the common case, tested first)
+            if like is not None and like.__class__ is _NDARRAY:
+                table = _FACTORS.get(like.dtype)
+                k = table.get(a) if table is not None else None
+                return k if k is not None else _factor(a, like.dtype)
             return a
         if c is complex:
             return self.module.conj(a)
@@ -188,7 +225,7 @@ class TensorNamespace:
         return (sum_dims(g, axes, True) if axes else g).reshape(shape)
 
     @staticmethod
-    def conj(a):
+    def conj(a, like=None):
         return a.conj() if hasattr(a, "_data") and a._data.dtype.kind == "c" else a
 
     @staticmethod

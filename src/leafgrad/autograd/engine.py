@@ -14,6 +14,8 @@ import heapq
 import sys
 import threading
 
+import numpy as np
+
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor, vc_of
 from .._quiet import quiet_numpy
@@ -159,9 +161,9 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
 
     heap = []
     tie = 0
-    for fn in buffers:
+    for fn in list(buffers):
         if deps.get(fn, 0) == 0:
-            heapq.heappush(heap, (-fn._seq, tie, fn))
+            heapq.heappush(heap, (-fn._seq, tie, fn, buffers.pop(fn)))
             tie += 1
 
     freed_site = None if retain_graph else (_backward_site() or True)  # provenance: who freed the graph
@@ -177,18 +179,18 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
     # ``only`` holds the next node to run when it is the one node ready (a chain, the common
     # case): the heap would hand it back at once, so it skips the push and pop. As soon as a
     # second node is ready, both go on the heap in the order they became ready.
-    only = None
+    only = only_grads = None
     try:
         with quiet_numpy():  # (NumPy's warnings for inf/nan: torch's backward prints none)
             while True:
                 if only is not None:
                     fn = only
-                    only = None
+                    grads = only_grads
+                    only = only_grads = None
                 elif heap:
-                    fn = heappop(heap)[2]
+                    _, _, fn, grads = heappop(heap)
                 else:
                     break
-                grads = buffers.pop(fn)
                 if fn.__class__ is AccumulateGrad:  # a leaf's sink: its hooks, then .grad
                     var = fn.variable
                     m = var._meta
@@ -254,13 +256,20 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                                 g = _reduce_to(g, meta[0], fn, i)
                             if d.dtype is not meta[1] and d.dtype != meta[1]:
                                 g = g.to(_dtype_of(meta[1]))
-                        buf = buffers.get(nxt)
+                    # ``buffers`` holds the gradients of nodes still waiting for an edge; a node's
+                    # last edge takes its buffer out, and it travels with the node from then on
+                    # (``only`` or the heap): a chain's node costs two dict operations, not five
+                    c = deps[nxt] - 1
+                    buf = buffers.get(nxt) if c else buffers.pop(nxt, None)
+                    if g is not None:
                         if buf is None:
                             if nr == 0:
-                                buffers[nxt] = [g]
+                                buf = [g]
                             else:
-                                buf = buffers[nxt] = [None] * (nr + 1)
+                                buf = [None] * (nr + 1)
                                 buf[nr] = g
+                            if c:
+                                buffers[nxt] = buf
                         else:
                             if len(buf) <= nr:
                                 buf.extend([None] * (nr + 1 - len(buf)))
@@ -270,21 +279,24 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                                 if raw and g.__class__ not in array_types:  # (0-d + 0-d is a NumPy scalar)
                                     g = _as_array(g)
                             buf[nr] = g
-                    c = deps[nxt] - 1
-                    deps[nxt] = c
-                    if c == 0 and (g is not None or nxt in buffers):
-                        if only is None and not heap:
-                            only = nxt
-                            continue
-                        if only is not None:
-                            heappush(heap, (-only._seq, tie, only))
-                            tie += 1
-                            only = None
-                        heappush(heap, (-nxt._seq, tie, nxt))
+                    if c:
+                        deps[nxt] = c
+                        continue
+                    if buf is None:  # (no gradient reached it at all: it does not run)
+                        continue
+                    if only is None and not heap:
+                        only = nxt
+                        only_grads = buf
+                        continue
+                    if only is not None:
+                        heappush(heap, (-only._seq, tie, only, only_grads))
                         tie += 1
+                        only = None
+                    heappush(heap, (-nxt._seq, tie, nxt, buf))
+                    tie += 1
                 # drop this frame's references to the gradients, so AccumulateGrad can tell a
                 # buffer nobody else holds (and adopt it) from a shared one (and copy it)
-                outputs = g = d = grads = None
+                outputs = g = d = grads = buf = old = None
     finally:
         STATE.grad = prev_mode
         STATE.in_backward -= 1
@@ -312,10 +324,9 @@ def _unwrap(grads) -> list:
     return [None if g is None else g._data for g in grads]
 
 
-def _as_array(g):
-    """A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again."""
-    import numpy as np
-    return np.asarray(g)
+# A formula's 0-d result that NumPy handed back as a scalar, as a 0-d array again (NumPy's own
+# function, no Python frame: W3's every mul node needs it)
+_as_array = np.asarray
 
 
 def _call_pre_hooks_raw(fn, grads: list) -> list:
