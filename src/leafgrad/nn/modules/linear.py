@@ -11,7 +11,7 @@ import math
 from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
-from .module import Module, _settings
+from .module import Module, _settings, parameter_of
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
@@ -72,19 +72,7 @@ class Linear(Module):
         (``MmBackward0`` with ``bias=False``); 1-d and 3-d-or-more inputs are flattened to a matrix and viewed
         back, so their root is ``ViewBackward0``. Gradients reach the input, the weight and the bias.
         """
-        # ``self.weight`` / ``self.bias`` reach ``Module.__getattr__`` only after a failed ordinary lookup and
-        # its AttributeError: about 5.5 k instructions each. A registered parameter is in neither the instance
-        # dict nor the class (``Module.__setattr__``, ``register_parameter`` and parametrize keep it so), so
-        # reading ``_parameters`` first gives the same tensor; anything else (None, a name moved elsewhere)
-        # takes the ordinary read.
-        params = self._parameters
-        weight = params.get("weight")
-        if weight is None:
-            weight = self.weight
-        bias = params.get("bias")
-        if bias is None:
-            bias = self.bias
-        return F.linear(input, weight, bias)
+        return F.linear(input, parameter_of(self, "weight"), parameter_of(self, "bias"))  # (see parameter_of)
 
     def extra_repr(self) -> str:
         return _settings(in_features=self.in_features, out_features=self.out_features, bias=self.bias is not None)
