@@ -400,3 +400,49 @@ def test_buffers_follow_to_and_state_dict_values_are_detached():
     sd_vars = bn.state_dict(keep_vars=True)
     assert sd_vars["weight"] is bn.weight
     assert sd["weight"].grad_fn is None and not sd["weight"].requires_grad
+
+
+def test_layers_read_whatever_their_weight_name_holds_now():
+    """Linear, LayerNorm, Embedding, Conv and LSTM read their parameters from ``_parameters`` directly
+    (``parameter_of``): a weight replaced by a plain tensor, a buffer or a parametrization, and a bias of
+    None, are used as an ordinary attribute read would find them, as torch's layers do."""
+    torch = pytest.importorskip("torch")
+    from leafgrad.nn.utils import parametrize
+
+    def outputs(mod):
+        x = mod.tensor(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3))
+        got = []
+        lin = mod.nn.Linear(3, 2)
+        with mod.no_grad():
+            lin.weight.copy_(mod.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 5))
+            lin.bias.fill_(0.5)
+        got.append(lin(x))
+        del lin.weight
+        lin.weight = mod.ones(2, 3)  # a plain attribute now
+        got.append(lin(x))
+        del lin.weight
+        lin.register_buffer("weight", mod.full((2, 3), 2.0))
+        got.append(lin(x))
+        lin.bias = None
+        got.append(lin(x))
+        ln = mod.nn.LayerNorm(3, elementwise_affine=False)
+        got.append(ln(x))
+        emb = mod.nn.Embedding(4, 2)
+        with mod.no_grad():
+            emb.weight.copy_(mod.tensor(np.arange(8, dtype=np.float32).reshape(4, 2)))
+        got.append(emb(mod.tensor([3, 1])))
+        return [t.detach().numpy() for t in got]
+
+    for a, b in zip(outputs(lg), outputs(torch), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+    class Double(nn.Module):
+        def forward(self, w):
+            return w * 2
+
+    lin = nn.Linear(3, 2)
+    parametrize.register_parametrization(lin, "weight", Double())
+    assert "weight" not in lin._parameters
+    x = lg.ones(1, 3)
+    np.testing.assert_allclose(lin(x).detach().numpy(),
+                               (x @ (lin.parametrizations.weight.original * 2).T + lin.bias).detach().numpy())

@@ -335,3 +335,47 @@ def test_step_runs_without_recording_a_graph():
     assert p.is_leaf and p.grad_fn is None
     assert opt.state[p]["momentum_buffer"].grad_fn is None
     assert lg.is_grad_enabled()
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(momentum=0.9), dict(momentum=0.9, dampening=0.3),
+                                dict(momentum=0.9, nesterov=True), dict(weight_decay=0.1), dict(maximize=True)],
+                         ids=["plain", "momentum", "dampening", "nesterov", "weight_decay", "maximize"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sgd_group_update_is_the_per_parameter_update(kw, dtype):
+    """SGD's list form (``_update_group``, foreach unless False) gives bit for bit what the update one
+    parameter at a time gives, bumps each parameter's version once per step, and agrees with torch."""
+    rng = np.random.default_rng(3)
+    shapes = [(3, 4), (4,), (2, 2, 2)]
+    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(3)]
+
+    def run(mod, foreach):
+        params = [mod.tensor(a.copy(), requires_grad=True) for a in init]
+        opt = mod.optim.SGD(params, lr=0.1, foreach=foreach, **kw)
+        versions = []
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = mod.tensor(g.copy())
+            before = [p._version for p in params]
+            opt.step()
+            versions.append([p._version - v for p, v in zip(params, before)])
+        state = [opt.state[p]["momentum_buffer"].detach().numpy().copy() for p in params] if kw.get("momentum") else []
+        return [p.detach().numpy().copy() for p in params], state, versions
+
+    got, got_state, got_versions = run(lg, None)
+    ref, ref_state, ref_versions = run(lg, False)
+    for a, b in zip(got + got_state, ref + ref_state):
+        np.testing.assert_array_equal(a, b)
+    assert got_versions == ref_versions == [[1, 1, 1]] * 3
+    want, want_state, _ = run(torch, None)
+    tol = dict(rtol=1e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-14)
+    for a, b in zip(got + got_state, want + want_state):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+def test_sgd_group_update_leaves_a_parameter_without_gradient_alone():
+    a, b = lg.ones(2, requires_grad=True), lg.ones(3, requires_grad=True)
+    opt = lg.optim.SGD([a, b], lr=0.5)
+    a.grad = lg.full((2,), 2.0)
+    opt.step()
+    assert a.tolist() == [0.0, 0.0] and b.tolist() == [1.0, 1.0, 1.0] and b._version == 0

@@ -943,7 +943,7 @@ def _nll_fwd(xp, x, target, weight, reduction, ignore_index, nothing_ignored):
     if w is None:  # every weight 1 and nothing ignored: the same sums without the weights
         if reduction == "none":
             return -picked
-        total = -picked.sum()
+        total = -xp.add.reduce(picked, None)  # (picked.sum() without NumPy's Python wrapper)
         return total if reduction == "sum" else total / tc.size
     loss = -picked * w
     if keep is not None:  # an ignored target adds 0, as torch (not -x * 0, nan for an infinite x)

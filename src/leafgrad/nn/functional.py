@@ -660,6 +660,9 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
                            f"tensor of shape: {list(weight._data.shape)}")
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _check_targets(target: Tensor, c: int, ignore_index: int) -> bool:
     """Raise torch's IndexError for a target that is neither a class nor ignore_index.
     True when every target is a class in [0, c): one reduction in that usual case."""
@@ -667,7 +670,8 @@ def _check_targets(target: Tensor, c: int, ignore_index: int) -> bool:
     if not t.size:
         return False
     # (an int64 read as uint64 is below c only when it is in [0, c): negatives read as huge)
-    if (t.view(np.uint64) if target.dtype is D.int64 else t).max() < c:
+    # (np.maximum.reduce: ``.max()`` without NumPy's Python wrapper, about 5 k instructions less a call)
+    if np.maximum.reduce(t.view(np.uint64) if t.dtype == _INT64 else t, axis=None) < c:
         return True
     bad = (t != ignore_index) & ((t < 0) | (t >= c))
     if bad.any():

@@ -1,7 +1,7 @@
 """Stochastic gradient descent, with momentum, dampening and Nesterov's look-ahead."""
 from __future__ import annotations
 
-from .. import Tensor
+from .. import Tensor, _foreach_add_, _foreach_mul_
 from .optimizer import Optimizer, as_number, check_hyperparameters, check_implementation_flags
 
 __all__ = ["SGD"]
@@ -26,6 +26,28 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
         check_implementation_flags(foreach, fused, differentiable)
+
+    def _update_group(self, params: list, states: list, group: dict) -> bool:
+        """:meth:`_update` for every parameter at once, op by op over lists (``foreach`` unless it is False;
+        the same arithmetic, so the same values): plain SGD is one ``_foreach_add_`` for the group, momentum
+        two more over the velocities. Each tensor's own ``add_`` costs a few times the arithmetic on a small
+        model (the in-place path's checks, alpha's check): about 9 k instructions a parameter less here.
+        maximize, weight decay, Nesterov, ``differentiable`` and a first step with momentum (it makes the
+        velocities) take the per-parameter path."""
+        if (group.get("foreach") is False or group["maximize"] or group["differentiable"] or group["nesterov"]
+                or group["weight_decay"] != 0):
+            return False
+        momentum = group["momentum"]
+        grads = [p.grad for p in params]
+        if momentum != 0:
+            velocities = [state.get("momentum_buffer") for state in states]
+            if any(v is None for v in velocities):
+                return False
+            _foreach_mul_(velocities, momentum)
+            _foreach_add_(velocities, grads, alpha=1 - group["dampening"])
+            grads = velocities
+        _foreach_add_(params, grads, alpha=-as_number(group["lr"]))
+        return True
 
     def _update(self, param: Tensor, grad: Tensor, state: dict, group: dict) -> None:
         momentum = group["momentum"]

@@ -41,7 +41,10 @@ class _Activation(Module):
         ``GeluBackward0`` for GELU, ``SigmoidBackward0`` for Sigmoid; see the function's docstring for what
         it saves.
         """
-        return self._function(input, **{name: getattr(self, name) for name in self._options})
+        options = self._options
+        if not options:  # (Sigmoid, Tanh, ...: no options, no dict built for them)
+            return self._function(input)
+        return self._function(input, **{name: getattr(self, name) for name in options})
 
     def extra_repr(self) -> str:
         shown = {name: getattr(self, name) for name in self._shown}
@@ -55,6 +58,13 @@ class _InplaceOption(_Activation):
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(inplace=inplace)
+
+    def forward(self, input: Tensor) -> Tensor:
+        # (_Activation.forward's call with its one option passed by name, without the dict the general form
+        # builds: about 4 k instructions less a call of ReLU, the commonest module)
+        return self._function(input, inplace=self.inplace)
+
+    forward.__doc__ = _Activation.forward.__doc__
 
 
 class ReLU(_InplaceOption):

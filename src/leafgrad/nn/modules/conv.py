@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .linear import _reset_fan_in_uniform, _weight_and_bias
-from .module import Module, _changed, _settings
+from .module import Module, _changed, _settings, parameter_of
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
@@ -110,7 +110,7 @@ class _ConvNd(Module):
         then convolves unpadded. The result's node is ``ConvolutionBackward0`` (saving input and weight), with
         gradients for input, weight and bias.
         """
-        return self._conv_forward(input, self.weight, self.bias)
+        return self._conv_forward(input, parameter_of(self, "weight"), parameter_of(self, "bias"))  # (see parameter_of)
 
 
 class Conv1d(_ConvNd):

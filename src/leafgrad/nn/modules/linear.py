@@ -11,7 +11,7 @@ import math
 from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
-from .module import Module, _settings
+from .module import Module, _settings, parameter_of
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
@@ -72,7 +72,7 @@ class Linear(Module):
         (``MmBackward0`` with ``bias=False``); 1-d and 3-d-or-more inputs are flattened to a matrix and viewed
         back, so their root is ``ViewBackward0``. Gradients reach the input, the weight and the bias.
         """
-        return F.linear(input, self.weight, self.bias)
+        return F.linear(input, parameter_of(self, "weight"), parameter_of(self, "bias"))  # (see parameter_of)
 
     def extra_repr(self) -> str:
         return _settings(in_features=self.in_features, out_features=self.out_features, bias=self.bias is not None)

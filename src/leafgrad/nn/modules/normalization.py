@@ -14,7 +14,7 @@ from ..._creation import ones, tensor, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
-from .module import Module, _settings
+from .module import Module, _settings, parameter_of
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
@@ -148,7 +148,8 @@ class LayerNorm(Module):
         The same in training and eval (no running statistics). It is ``F.layer_norm``, which records
         ``NativeLayerNormBackward0``, saving the input with its mean and inverse standard deviation.
         """
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, parameter_of(self, "weight"), parameter_of(self, "bias"),
+                            self.eps)  # (see parameter_of)
 
     def extra_repr(self) -> str:
         return _settings(self.normalized_shape, eps=self.eps, elementwise_affine=self.elementwise_affine,

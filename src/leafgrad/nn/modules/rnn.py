@@ -24,7 +24,7 @@ from ..._ops.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import _uninitialized
-from .module import Module, _changed, _settings
+from .module import Module, _changed, _settings, parameter_of
 from .rnn_packed import forward_packed, is_packed
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU"]
@@ -112,7 +112,7 @@ class RNNBase(Module):
 
     @property
     def _flat_weights(self) -> list:
-        return [getattr(self, name) for name in self._flat_weights_names]
+        return [parameter_of(self, name) for name in self._flat_weights_names]  # (see parameter_of)
 
     @property
     def all_weights(self) -> list:
@@ -151,7 +151,7 @@ class RNNBase(Module):
 
     def _check_features(self, x) -> None:
         """The input's dtype is the weights' and its last dim is input_size (padded or packed data)."""
-        weight = self._flat_weights[0]
+        weight = parameter_of(self, self._flat_weights_names[0])
         if x.dtype is not weight.dtype:
             raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({weight.dtype}). Convert "
                              f"input: input.to({weight.dtype}), or convert model: model.to({x.dtype})")
@@ -183,7 +183,7 @@ class RNNBase(Module):
 
     def _stream_parameters(self, k: int) -> dict:
         """The parameters of stream ``k`` (= layer * directions + direction) by role: 'weight_ih', 'bias_hh', ..."""
-        return {name.rsplit("_l", 1)[0]: getattr(self, name) for name in self._all_weights[k]}
+        return {name.rsplit("_l", 1)[0]: parameter_of(self, name) for name in self._all_weights[k]}
 
     def _run_stream(self, x, state: tuple, k: int, reverse: bool) -> tuple[list, tuple]:
         """One layer in one direction over the whole (L, N, features) input: its outputs in time order (a list

@@ -10,7 +10,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, _uninitialized
-from .module import Module, _changed, _settings
+from .module import Module, _changed, _settings, parameter_of
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (annotations only: they are strings at run time)
@@ -78,8 +78,8 @@ class Embedding(Module):
         indices and scatters the gradient into the weight's rows (none into ``padding_idx``'s row; scaled by
         inverse frequency with ``scale_grad_by_freq``); the indices get no gradient.
         """
-        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
-                           self.scale_grad_by_freq, self.sparse)
+        return F.embedding(input, parameter_of(self, "weight"), self.padding_idx, self.max_norm,  # (parameter_of:
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)  # see there)
 
     def extra_repr(self) -> str:
         # the options appear only when they differ from their defaults
