@@ -25,7 +25,7 @@ from .._tensor import Tensor, _TorchOnlyNames
 #: the lazy families, in the order they were imported when they were eager (a name two families
 #: define is the first one's, as it was then)
 FAMILIES = ("special_ops", "extra_bindings", "methods_extra", "blas_extra", "index_extra", "strided_extra",
-            "nn_more_act", "complex_views", "linalg_legacy", "statistics")
+            "nn_more_act", "complex_views", "linalg_legacy", "statistics", "composites", "windows")
 
 try:
     from ._lazy_names import TENSOR, TOP_LEVEL
