@@ -583,6 +583,8 @@ def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, 
     # (the last three are kept for grad_fn._saved_<name> alone: torch's values, its None for "not given")
     if _rows.fits(x, w, b):
         return _rows.ln_forward(x, w, b, n_norm, eps)  # (the same steps, as rows: see norm_rows.py)
+    if not x.flags.c_contiguous:  # (torch's kernel reads its input as contiguous: so is the output)
+        x = x.copy()  # (a method: keeps a 16-bit array's class, as np.ascontiguousarray would not)
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     xmu = x - mean
