@@ -621,3 +621,9 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(TRIU, input, diagonal, "triu")
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(MASKED_FILL, MASKED_FILL_T, TRIL, TRIU)

@@ -643,3 +643,9 @@ CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a
 from .._quiet import quiet_ops as _quiet_ops  # noqa: E402
 
 _quiet_ops(globals())
+
+# torch's reduction, softmax and cumsum kernels return a contiguous result for an input of any
+# layout (NumPy keeps a transposed input's order): see _ops/layout.py
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(SUM_DIM, MEAN_DIM, PROD_DIM, AMAX, AMIN, VAR, STD, LOGSUMEXP, NORM, SOFTMAX, LOG_SOFTMAX, CUMSUM)

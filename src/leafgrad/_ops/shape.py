@@ -638,3 +638,9 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     else:
         shifts = int(shifts)  # (no dims: the flattened tensor rolls, and keeps its shape)
     return apply(ROLL, (input,), (shifts, dims))
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(CAT, STACK, ROLL)
