@@ -33,6 +33,10 @@ _CONTIGUOUS_IN_TORCH = {
     "tril": lambda t, x, d: x.tril(), "triu": lambda t, x, d: x.triu(1),
     "masked_fill": lambda t, x, d: x.masked_fill(x > 0, 0.5),
     "masked_fill_tensor": lambda t, x, d: x.masked_fill(x > 0, t.tensor(0.5)),
+    "median": lambda t, x, d: x.median(d)[0], "nanmedian_indices": lambda t, x, d: x.nanmedian(d)[1],
+    "cummax": lambda t, x, d: x.cummax(d)[0], "cummin_indices": lambda t, x, d: x.cummin(d)[1],
+    "cdist": lambda t, x, d: t.cdist(x, x), "all": lambda t, x, d: (x > 0).all(d), "any": lambda t, x, d: (x > 0).any(d),
+    "count_nonzero": lambda t, x, d: (x > 0).count_nonzero(d),
 }
 _KEEPS_LAYOUT_IN_TORCH = {
     "exp": lambda t, x, d: x.exp(), "mul_number": lambda t, x, d: x * 2, "add_self": lambda t, x, d: x + x,
