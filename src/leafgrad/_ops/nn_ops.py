@@ -1098,3 +1098,11 @@ CONSTANT_PAD = defop("ConstantPadNdBackward0", _pad_fwd, _pad_grad, saved=("pad_
 
 def constant_pad(input: Tensor, pad_width, value) -> Tensor:
     return apply(CONSTANT_PAD, (input,), (tuple(pad_width), value))
+
+
+# torch's NN kernels keep a channels-last input's layout (conv: the input's or the weight's) and give
+# every other input a contiguous result (see _ops/layout.py)
+from .layout import input_format_output as _input_format_output  # noqa: E402
+
+_input_format_output(CONV, CONV_BIAS, operands=2)
+_input_format_output(MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG, BATCH_NORM, CONSTANT_PAD)
