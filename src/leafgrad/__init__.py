@@ -66,9 +66,8 @@ from . import _quiet
 _quiet.install()  # (NumPy's RuntimeWarnings from leafgrad's own arithmetic: torch prints none)
 
 strided = "torch.strided"
-contiguous_format = "torch.contiguous_format"
-preserve_format = "torch.preserve_format"
-channels_last = "torch.channels_last"
+from ._ops.layout import (memory_format, contiguous_format, preserve_format, channels_last,  # noqa: E402
+                          channels_last_3d)
 pi = 3.141592653589793
 e = 2.718281828459045
 inf = _math.inf

@@ -13,6 +13,7 @@ from . import _ranges
 from ._alloc import allocate
 from ._backend import DEFAULT_DEVICE as _DEFAULT_DEVICE, backend_for_array, backend_for_device
 from ._lowp import keep_lowp
+from ._ops.layout import check_rank, in_format, laid_out_like, preserve_format
 from ._unsigned_array import keep_shell, refuse as _refuse_shell
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE as _gm_state
@@ -308,6 +309,10 @@ def empty(*size, dtype=None, device=None, requires_grad: bool = False, memory_fo
     # zero-filled rather than uninitialised: reproducible, and as cheap with NumPy
     d = _dt(dtype)
     shape = _shape(size)
+    if memory_format is not None and memory_format is not preserve_format:
+        check_rank(memory_format, len(shape))
+        return _finish(in_format(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), memory_format), d,
+                       device, requires_grad)
     return _finish(allocate(lambda: np.zeros(shape, dtype=d.np), shape, d.itemsize), d, device, requires_grad)
 
 
@@ -383,24 +388,32 @@ def _like_dtype(t: Tensor, dtype):
     return t.dtype if dtype is None else D.to_dtype(dtype)
 
 
+def _like(arr, input: Tensor, memory_format):
+    """A ``*_like`` result laid out as torch lays it out: by default in ``input``'s own layout."""
+    if memory_format is None and input._data.flags.c_contiguous:  # (the usual case: nothing to arrange)
+        return arr
+    return laid_out_like(arr, input._data, memory_format)
+
+
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     d = _like_dtype(input, dtype)
-    return _finish(np.zeros(input._data.shape, dtype=d.np), d, device, requires_grad)
+    return _finish(_like(np.zeros(input._data.shape, dtype=d.np), input, memory_format), d, device, requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     d = _like_dtype(input, dtype)
-    return _finish(np.ones(input._data.shape, dtype=d.np), d, device, requires_grad)
+    return _finish(_like(np.ones(input._data.shape, dtype=d.np), input, memory_format), d, device, requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     d = _like_dtype(input, dtype)
-    return _finish(np.full(input._data.shape, fill_value, dtype=d.np), d, device, requires_grad)
+    return _finish(_like(np.full(input._data.shape, fill_value, dtype=d.np), input, memory_format), d, device,
+                   requires_grad)
 
 
 def _floating_only(d: D.dtype, kernel: str) -> None:
@@ -446,16 +459,28 @@ def randint(low, high=None, size=None, *, generator: Generator | None = None, dt
                    d, device, requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return rand(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad)
+def _random_like(t: Tensor, input: Tensor, memory_format) -> Tensor:
+    if memory_format is not None or not input._data.flags.c_contiguous:
+        t._data = laid_out_like(t._data, input._data, memory_format)  # (a fresh tensor no one else holds yet)
+    return t
 
 
-def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return randn(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad)
+def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
+              memory_format=None) -> Tensor:
+    return _random_like(rand(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad), input,
+                        memory_format)
 
 
-def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None) -> Tensor:
-    return randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype))
+def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
+               memory_format=None) -> Tensor:
+    return _random_like(randn(*input.shape, dtype=_like_dtype(input, dtype), requires_grad=requires_grad), input,
+                        memory_format)
+
+
+def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, layout=None, requires_grad: bool = False,
+                 memory_format=None) -> Tensor:
+    return _random_like(randint(low, high, tuple(input.shape), dtype=_like_dtype(input, dtype),
+                                requires_grad=requires_grad), input, memory_format)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype=None, device=None,

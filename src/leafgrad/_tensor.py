@@ -185,7 +185,10 @@ class Tensor(_TorchOnlyNames):
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from ._ops.layout import is_in_format  # (torch.channels_last & co: see _ops/layout.py)
+        return is_in_format(self._data, memory_format)
 
     @property
     def device(self) -> Device:

@@ -38,6 +38,21 @@ CASES = {
     "gather past the end": lambda L: L.gather(L.tensor([[1.0, 2.0]]), 1, L.tensor([[5]])),
     "gather with a negative index": lambda L: L.gather(L.tensor([[1.0, 2.0]]), 1, L.tensor([[-1]])),
     "gather on a 0-dim tensor past its one element": lambda L: L.gather(L.tensor(5.0), 0, L.tensor(1)),
+    "gather with an index larger than the input in another dim": lambda L: L.zeros(6, 6, 4).gather(
+        1, L.zeros(4, 2, 6, dtype=L.long)),
+    "gather with an index larger in dim 0 and 2": lambda L: L.zeros(6, 6, 4).gather(1, L.zeros(7, 9, 5, dtype=L.long)),
+    "scatter with an index larger than self in another dim": lambda L: L.zeros(6, 6, 4).scatter(
+        1, L.zeros(4, 1, 6, dtype=L.long), 1.0),
+    "scatter with an index larger than src": lambda L: L.zeros(6, 6, 4).scatter(
+        1, L.zeros(2, 2, 2, dtype=L.long), L.ones(1, 1, 1)),
+    "scatter_add with an index larger than src": lambda L: L.zeros(6, 6, 4).scatter_add(
+        1, L.zeros(2, 2, 2, dtype=L.long), L.ones(1, 1, 1)),
+    "scatter_ with an index larger than self": lambda L: L.zeros(6, 6, 4).scatter_(1, L.zeros(7, 2, 2, dtype=L.long), 1.0),
+    "scatter with a src of fewer dims": lambda L: L.zeros(6, 6, 4).scatter(1, L.zeros(2, 2, 2, dtype=L.long), L.ones(3, 3)),
+    "scatter with a src of more dims": lambda L: L.zeros(6, 6, 4).scatter(
+        1, L.zeros(2, 2, 2, dtype=L.long), L.ones(2, 2, 2, 2)),
+    "scatter_reduce with an index larger than self": lambda L: L.zeros(6, 6, 4).scatter_reduce(
+        1, L.zeros(7, 2, 2, dtype=L.long), L.ones(9, 9, 9), "sum"),
     "amax of an empty tensor": lambda L: L.amax(L.zeros(0)),
     "amin of an empty tensor over ()": lambda L: L.amin(L.zeros(0, 3), ()),
     "amax over an empty dim": lambda L: L.amax(L.zeros(0, 3), 0),
@@ -56,6 +71,12 @@ CASES = {
     "max over the non-empty dim of an empty tensor": lambda L: L.zeros(0, 3).max(1).values,
     "gather in range": lambda L: L.gather(L.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, L.tensor([[1, 1], [0, 1]])),
     "gather on a 0-dim tensor": lambda L: L.gather(L.tensor(5.0), 0, L.tensor(0)),
+    "gather from a 0-dim tensor with a 1-d index": lambda L: L.tensor(5.0).gather(0, L.zeros(3, dtype=L.long)),
+    "gather with an index longer along dim": lambda L: L.arange(24.0).reshape(6, 4).gather(1, L.zeros(2, 9, dtype=L.long)),
+    "scatter with an empty index of another size": lambda L: L.zeros(6, 6, 4).scatter(
+        1, L.zeros(0, 2, 2, dtype=L.long), L.ones(1, 1, 1)),
+    "scatter with a src larger than the index": lambda L: L.zeros(6, 6, 4).scatter(
+        1, L.ones(2, 3, 2, dtype=L.long), L.ones(9, 9, 9)),
     "maximum of two tensors": lambda L: L.maximum(L.tensor([1.0, 3.0]), L.tensor([2.0, 2.0])),
     "logical_and of two tensors": lambda L: L.logical_and(L.tensor([1.0, 0.0]), L.tensor([1.0, 1.0])),
     "isclose of two tensors": lambda L: L.isclose(L.tensor([1.0, 2.0]), L.tensor([1.0, 2.5])),

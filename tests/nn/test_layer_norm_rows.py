@@ -43,3 +43,20 @@ def test_layer_norm_rows_vs_torch(dtype, shape, ns, affine):
         for o, t in zip(ours, theirs):
             assert o.dtype == t.dtype and o.shape == t.shape
             np.testing.assert_allclose(o, t, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape,perm,ns", [((4, 3), (1, 0), (4,)), ((4, 3, 2), (2, 1, 0), (4,)),
+                                           ((4, 3, 2), (2, 1, 0), (3, 4)), ((5, 6), (1, 0), (5,))])
+def test_layer_norm_of_a_permuted_input_is_contiguous_like_torch(dtype, shape, perm, ns):
+    """torch's kernel reads its input as contiguous, so the output is contiguous whatever the input's
+    layout; NumPy's element-wise steps would keep a transposed (column-major) layout instead."""
+    a = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    got = []
+    for lib in (lg, torch):
+        x = lib.tensor(a).to(getattr(lib, dtype)).permute(*perm)
+        y = lib.nn.functional.layer_norm(x, ns)
+        got.append((tuple(y.stride()), y.is_contiguous(), y.float().numpy()))
+    assert got[0][:2] == got[1][:2]
+    tol = 2e-2 if dtype in ("float16", "bfloat16") else 1e-5
+    np.testing.assert_allclose(got[0][2], got[1][2], rtol=tol, atol=tol)

@@ -286,11 +286,19 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     d = _wrap_dim(dim, input._data.ndim)
     if index.dtype is not D.int64 and index.dtype is not D.int32:  # (torch's: no other integer dtype either)
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
-    if index._data.ndim != input._data.ndim:
+    if len(_sizes(index._data)) != len(_sizes(input._data)):  # (a 0-d tensor counts as 1-d here, as in torch)
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     refuse_unsigned(input.dtype, "scatter_gather_tensor_cpu")  # (uint16/32/64: see _ops/unsigned.py)
     idx = index._data
     if idx.size:
+        shape, ishape = _sizes(input._data), _sizes(idx)
+        for i, (n, m) in enumerate(zip(shape, ishape)):
+            if i != d and m > n:
+                raise RuntimeError(
+                    f"Size does not match at dimension {i} expected index {list(idx.shape)} to be no larger than self "
+                    f"{list(input._data.shape)} apart from dimension {d}: gather's result has the index's shape, and "
+                    f"reads input[..., index[...], ...] at the same position in every other dim, so index.size({i}) "
+                    f"may be at most input.size({i}) = {n}.")
         size = input._data.shape[d] if input._data.ndim else 1
         lo, hi = idx.min(), idx.max()  # (torch takes no negative index here: NumPy would wrap it)
         if lo < 0 or hi >= size:
@@ -313,6 +321,37 @@ SCATTER_ADD = defop("ScatterAddBackward0", _scatter_add_fwd,
                     saved=("dim", "index"), n_in=2)
 
 
+def _sizes(a) -> tuple:
+    """An array's sizes as torch's gather/scatter checks read them: a 0-d array counts as size 1."""
+    return a.shape if a.ndim else (1,)
+
+
+def _check_scatter_sizes(input: Tensor, d: int, index: Tensor, src) -> None:
+    """torch's scatter shape check: index.size(i) <= input.size(i) for every dim i but ``d``, and
+    index.size(i) <= src.size(i) for every dim when src is a tensor (scatter reads src where index is)."""
+    shape, ishape = _sizes(input._data), _sizes(index._data)
+    wrong = any(i != d and m > n for i, (n, m) in enumerate(zip(shape, ishape)))
+    is_tensor = isinstance(src, Tensor)
+    if is_tensor and not wrong:
+        sshape = _sizes(src._data)
+        for i, m in enumerate(ishape):
+            if i >= len(sshape):  # (torch reads src.size(i) here: a src with fewer dims fails there)
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-len(sshape)}, "
+                                 f"{len(sshape) - 1}], but got {i}): src has {len(sshape)} dims, index {len(ishape)}.")
+            if m > sshape[i]:
+                wrong = True
+    if wrong:
+        tail = f" and to be no larger size than src {list(src._data.shape)}" if is_tensor else ""
+        raise RuntimeError(
+            f"Expected index {list(index._data.shape)} to be no larger than self {list(input._data.shape)} apart from "
+            f"dimension {d}{tail}: scatter writes src[pos] to self at index[pos] along dim {d} and at pos itself in "
+            "every other dim, so the index may not be larger than self in those dims" +
+            (", nor larger than src in any dim." if is_tensor else "."))
+    if is_tensor and src._data.ndim != index._data.ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as src tensor: index has "
+                           f"{index._data.ndim}, src {src._data.ndim}; src is read at the index's positions.")
+
+
 def check_scatter(input: Tensor, dim: int, index: Tensor, src) -> int:
     """torch's checks for scatter/scatter_add and their in-place forms; returns the wrapped dim."""
     d = _wrap_dim(dim, input._data.ndim)
@@ -321,8 +360,10 @@ def check_scatter(input: Tensor, dim: int, index: Tensor, src) -> int:
     if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
         raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (got {input.dtype} and "
                            f"{src.dtype}). Convert src with .to(input.dtype).")
-    if index._data.ndim != input._data.ndim and index._data.size:
+    if len(_sizes(index._data)) != len(_sizes(input._data)) and index._data.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if index._data.size:
+        _check_scatter_sizes(input, d, index, src)
     size = input._data.shape[d] if input._data.ndim else 1
     if index._data.size and (index._data.max() >= size or index._data.min() < -size):
         bad = index._data.max() if index._data.max() >= size else index._data.min()
@@ -621,3 +662,9 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(TRIU, input, diagonal, "triu")
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(MASKED_FILL, MASKED_FILL_T, TRIL, TRIU)

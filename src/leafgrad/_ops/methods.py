@@ -10,6 +10,7 @@ from .. import _dtype as D
 from .._backend import backend_for_device, device as Device
 from .._tensor import Tensor
 from . import indexing as I
+from .layout import check_rank, in_format, preserve_format, suggested_format
 from . import inplace as IP
 from . import linalg as L
 from . import pointwise as P
@@ -35,7 +36,7 @@ def _to(self: Tensor, *args, **kwargs) -> Tensor:
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
@@ -49,6 +50,14 @@ def _to(self: Tensor, *args, **kwargs) -> Tensor:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     if dev is not None:
         backend_for_device(dev)  # clear error for cuda while there is no GPU backend
+    if fmt is not None and fmt is not preserve_format:  # (torch.channels_last & co: see _ops/layout.py)
+        check_rank(fmt, self._data.ndim)
+        target = self.dtype if dtype is None else D.to_dtype(dtype)
+        if target is self.dtype and not copy and suggested_format(self._data) is fmt:
+            return self  # (torch's test: the layout it would suggest for self is already fmt)
+        res = P.to_dtype(self, target, copy=True)
+        res._data = in_format(res._data, fmt)  # (a fresh result that nothing else holds yet)
+        return res
     if dtype is None:
         return P.clone(self) if copy else self
     return P.to_dtype(self, D.to_dtype(dtype), copy=copy)
@@ -56,6 +65,8 @@ def _to(self: Tensor, *args, **kwargs) -> Tensor:
 
 def _cast(dt):
     def m(self, memory_format=None):
+        if memory_format is not None:
+            return _to(self, dt, memory_format=memory_format)
         return P.to_dtype(self, dt)
     return m
 

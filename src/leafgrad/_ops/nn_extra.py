@@ -379,3 +379,10 @@ _PAD_OPS = {(mode, nd): _pad_ops(kind, mode, nd) for mode, kind in (("reflect", 
 def index_pad(input: Tensor, padding: tuple, mode: str) -> Tensor:
     """Reflection or replication padding of the last len(padding) // 2 dims (sizes already checked)."""
     return apply(_PAD_OPS[mode, len(padding) // 2], (input,), (tuple(int(p) for p in padding),))
+
+
+# torch's kernels keep a channels-last input's layout, and give any other a contiguous result (_ops/layout.py)
+from .layout import input_format_output as _input_format_output  # noqa: E402
+
+_input_format_output(CONV_T, operands=2)
+_input_format_output(GROUP_NORM, ADAPTIVE_MAX_POOL2D, PIXEL_SHUFFLE, PIXEL_UNSHUFFLE, *_PAD_OPS.values())

@@ -138,3 +138,9 @@ show_saved_as(NORM_P, "dim", lambda dims: tuple(map(unsigned_int64, dims)))
 def norm_p(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
     """``at::norm(input, p, dim, keepdim)``: p kept a float (torch's saved ``p`` is a double here)."""
     return apply(NORM_P, (input,), (float(p), (dim,), keepdim))
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(NORM_P)

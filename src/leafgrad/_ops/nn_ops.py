@@ -583,6 +583,8 @@ def _ln_fwd(xp, x, w, b, n_norm, eps, normalized_shape=None, weight_shown=None, 
     # (the last three are kept for grad_fn._saved_<name> alone: torch's values, its None for "not given")
     if _rows.fits(x, w, b):
         return _rows.ln_forward(x, w, b, n_norm, eps)  # (the same steps, as rows: see norm_rows.py)
+    if not x.flags.c_contiguous:  # (torch's kernel reads its input as contiguous: so is the output)
+        x = x.copy()  # (a method: keeps a 16-bit array's class, as np.ascontiguousarray would not)
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     mean = x.mean(axis=axes, keepdims=True)
     xmu = x - mean
@@ -1096,3 +1098,11 @@ CONSTANT_PAD = defop("ConstantPadNdBackward0", _pad_fwd, _pad_grad, saved=("pad_
 
 def constant_pad(input: Tensor, pad_width, value) -> Tensor:
     return apply(CONSTANT_PAD, (input,), (tuple(pad_width), value))
+
+
+# torch's NN kernels keep a channels-last input's layout (conv: the input's or the weight's) and give
+# every other input a contiguous result (see _ops/layout.py)
+from .layout import input_format_output as _input_format_output  # noqa: E402
+
+_input_format_output(CONV, CONV_BIAS, operands=2)
+_input_format_output(MAX_POOL2D, AVG_POOL2D, ADAPTIVE_AVG, BATCH_NORM, CONSTANT_PAD)

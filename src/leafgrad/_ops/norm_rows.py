@@ -48,6 +48,7 @@ def _xhat(x2, mean, var, eps):
 
 def ln_forward(x, w, b, n_norm: int, eps: float):
     """(output, mean, variance) with the statistics shaped as ``x`` reduced with keepdims."""
+    x = np.ascontiguousarray(x)  # (torch's kernel reads its input as contiguous: the output is, whatever x's layout)
     x2, k = _rows(x, n_norm)
     stat_shape = x.shape[:x.ndim - n_norm] + (1,) * n_norm
     mean = _row_means(x2, k)

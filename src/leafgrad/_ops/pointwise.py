@@ -15,6 +15,7 @@ from .._lowp import LowpArray, add_scaled, cast_array, erf_approx, keep_lowp
 from .._unsigned_array import SHELL_NP, keep_shell, refuse as refuse_shell
 from .._tensor import TENSOR_TYPES, Tensor
 from .erf_f32 import erf_float32
+from .layout import check_rank, copy_in_format, preserve_format
 from .registry import apply, apply_simple, defop
 from .unsigned import refuse_unsigned
 
@@ -339,7 +340,8 @@ CLAMP_MAX_T = defop("ClampMaxBackward1", lambda xp, a, b: xp.minimum(a, b),
                     saved=("self", "input1"), n_in=2)
 CLAMP_MIN_T.node_cls._saved_names = ("self", "min")
 CLAMP_MAX_T.node_cls._saved_names = ("self", "max")
-CLONE = defop("CloneBackward0", lambda xp, a: a.copy(), lambda xp, g: g)
+# (memory_format None: torch's default, preserve_format; see _ops/layout.py)
+CLONE = defop("CloneBackward0", lambda xp, a, memory_format=None: copy_in_format(a, memory_format), lambda xp, g: g)
 
 
 # ----------------------------------------------------------------------------- promotion front-end
@@ -875,7 +877,10 @@ TO_COPY.node_cls._saved_names = ()  # (torch's names)
 
 
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
-    return apply(CLONE, (input,))
+    if memory_format is None or memory_format is preserve_format:
+        return apply(CLONE, (input,))
+    check_rank(memory_format, input._data.ndim)
+    return apply(CLONE, (input,), (memory_format,))
 
 
 # ----------------------------------------------------------------------------- not differentiable

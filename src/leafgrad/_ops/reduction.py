@@ -10,6 +10,7 @@ from .. import return_types
 from .._lowp import LowpArray, prod_sequential, round_like
 from .._tensor import Tensor, _wrap_dim
 from .indexing import select_back
+from .layout import c_order, contiguous_output as _contiguous_output
 from .registry import apply, apply_simple, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
 from .unsigned import refuse_unsigned
@@ -606,19 +607,19 @@ def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 @numpy_kwargs
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
-    return _make(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
+    return _make(c_order(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim))))
 
 
 @numpy_kwargs
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
-    return _make(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+    return _make(c_order(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim))))
 
 
 @numpy_kwargs
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
-    return _make(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
+    return _make(c_order(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64)))
 
 
 @numpy_kwargs
@@ -643,3 +644,8 @@ CUMSUM = defop("CumsumBackward0", lambda xp, a, dim: xp.cumsum(a, axis=dim) if a
 from .._quiet import quiet_ops as _quiet_ops  # noqa: E402
 
 _quiet_ops(globals())
+
+# torch's reduction, softmax and cumsum kernels return a contiguous result for an input of any
+# layout (NumPy keeps a transposed input's order): see _ops/layout.py
+
+_contiguous_output(SUM_DIM, MEAN_DIM, PROD_DIM, AMAX, AMIN, VAR, STD, LOGSUMEXP, NORM, SOFTMAX, LOG_SOFTMAX, CUMSUM)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from .indexing import DIAG_EMBED_INTO, SELECT_BACKWARD, SLICE_BACKWARD
+from .layout import check_rank, contiguous_format, is_in_format, preserve_format
 from .registry import apply, defop, show_saved_as
 from .numpy_kwargs import numpy_kwargs
 from .unsigned import refuse_flip
@@ -574,9 +575,17 @@ def unbind(input: Tensor, dim: int = 0):
 
 
 def contiguous(input: Tensor, memory_format=None) -> Tensor:
-    if input._data.flags.c_contiguous:
+    """``input`` itself when it is laid out as ``memory_format`` says (row-major by default), else a
+    copy so laid out (recorded as torch records it: CloneBackward0)."""
+    if memory_format is None:
+        if input._data.flags.c_contiguous:
+            return input
+        memory_format = contiguous_format
+    elif memory_format is not preserve_format:
+        check_rank(memory_format, input._data.ndim)
+    if memory_format is preserve_format or is_in_format(input._data, memory_format):
         return input
-    return input.clone()
+    return input.clone(memory_format=memory_format)
 
 
 def _repeat_fwd(xp, a, repeats):
@@ -638,3 +647,10 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     else:
         shifts = int(shifts)  # (no dims: the flattened tensor rolls, and keeps its shape)
     return apply(ROLL, (input,), (shifts, dims))
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import common_format_output as _common_format_output, contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(STACK, ROLL)
+_common_format_output(CAT)  # (channels-last when every input is: torch's cat)

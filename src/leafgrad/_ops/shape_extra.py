@@ -468,3 +468,9 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
     """The (row, column) positions on and above diagonal ``offset``, row by row, as a 2 x N tensor."""
     return _triangle_indices("triu_indices", row, col, offset, dtype, True)
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(CUMPROD, LOGCUMSUMEXP)

@@ -255,3 +255,9 @@ def cummax(input: Tensor, dim: int):
 @numpy_kwargs
 def cummin(input: Tensor, dim: int):
     return _cum(input, dim, "min", "cummin")
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(MEDIAN_DIM, NANMEDIAN_DIM, CUMMAX, CUMMIN)

@@ -374,3 +374,9 @@ METHODS = ("unique", "unique_consecutive", "bincount", "histc", "histogram", "qu
 
 #: torch's top-level functions here, served by ``leafgrad.__getattr__`` (lazy.py)
 TOP_LEVEL = {name: globals()[name] for name in NAMES}
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(CDIST)

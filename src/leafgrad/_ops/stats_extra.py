@@ -408,3 +408,9 @@ METHODS = {"aminmax": aminmax, "mode": mode, "nansum": nansum, "nanmean": nanmea
            "dist": dist, "renorm": renorm, "renorm_": renorm_, "cross": cross}
 TOP_LEVEL = ("aminmax", "mode", "nansum", "nanmean", "std_mean", "var_mean", "cov", "corrcoef", "dist", "renorm",
              "cross")
+
+
+# torch's kernels for these return a contiguous result for an input of any layout (see _ops/layout.py)
+from .layout import contiguous_output as _contiguous_output  # noqa: E402
+
+_contiguous_output(NANSUM, VAR_MEAN, STD_MEAN)

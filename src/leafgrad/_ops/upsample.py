@@ -130,3 +130,9 @@ def upsample(input, mode: str, output_size: tuple, align_corners, scales: tuple)
     """Interpolate the last ``len(output_size)`` dims of ``input`` (already validated)."""
     return apply(_OPS[mode, len(output_size)], (input,),
                  (tuple(int(v) for v in output_size), align_corners, tuple(scales)))
+
+
+# torch's upsampling kernels keep a channels-last input's layout, and give any other a contiguous result
+from .layout import input_format_output as _input_format_output  # noqa: E402
+
+_input_format_output(*_OPS.values())

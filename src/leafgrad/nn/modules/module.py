@@ -490,10 +490,14 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        """``to(dtype)``, ``to(device)``, ``to(tensor)``: cast the floating-point parameters and buffers."""
+        """``to(dtype)``, ``to(device)``, ``to(tensor)``: cast the floating-point parameters and buffers;
+        ``to(memory_format=torch.channels_last)`` lays out the 4-d and 5-d ones (conv weights) so."""
+        fmt = kwargs.pop("memory_format", None)
         dev, dtype = _parse_to_arguments(args, kwargs)
         if dev is not None:
             backend_for_device(dev)  # a clear error for 'cuda' without a GPU backend
+        if fmt is not None:
+            self._apply(lambda t: t.to(memory_format=fmt) if t.dim() in (4, 5) else t)
         if dtype is None:
             return self
         if not (dtype.is_floating_point or dtype.is_complex):
