@@ -94,3 +94,21 @@ def test_relu_gradient_is_torch_threshold_backward(torch, dtype_name):
         (t.relu() * -2.0).sum().backward()
         (x.relu() * -2.0).sum().backward()
         assert _bits(x.grad.numpy()) == _bits(t.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_backward_on_large_arrays_is_torch_bit_for_bit(torch, dtype):
+    """From 1024 elements relu's backward masks the gradient's bits (branch-free, as fast as a product):
+    a positive 0 where the result is <= 0 whatever the gradient holds, the gradient where it is > 0 or NaN."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 40)).astype(dtype)
+    g = rng.standard_normal((64, 40)).astype(dtype)
+    a[0, :4], g[0, :4] = [-0.0, 0.0, np.nan, -1.0], [-2.0, 3.0, -0.5, np.nan]
+    a[1, 0], g[1, 0] = -1.0, -2.0
+    grads = []
+    for lib in (lg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        x.relu().backward(lib.tensor(g))
+        grads.append(x.grad.numpy())
+    assert grads[0].dtype == grads[1].dtype
+    assert np.array_equal(grads[0].view(np.uint8), grads[1].view(np.uint8))

@@ -156,6 +156,9 @@ SIGMOID_BACKWARD = defop("SigmoidBackwardBackward0", lambda xp, g, r: g * (1 - r
 _ZEROS: dict = {}  # NumPy dtype -> read-only 0-d positive zero (relu's backward, below)
 
 
+_SAME_WIDTH_UINT = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
 def _threshold_backward(xp, g, r):
     """torch's ``threshold_backward(g, r, 0)``, relu's backward: a positive 0 where ``r <= 0``,
     whatever ``g`` holds there (``g * (r > 0)`` gave -0.0 for a negative gradient and NaN for a
@@ -163,6 +166,14 @@ def _threshold_backward(xp, g, r):
     the zero is a cached 0-d array of ``g``'s dtype: NumPy 2 converts a Python 0 on every call
     (W2's tiny MLP: about 2.7 k instructions fewer per relu node than ``g * (r > 0)``)."""
     if g.__class__ is np.ndarray and r.__class__ is np.ndarray:
+        bits = _SAME_WIDTH_UINT.get(g.dtype) if g.size >= 1024 and g.shape == r.shape else None
+        if bits is not None:
+            # (the same bits, branch-free: NumPy's where with a data-dependent mask runs ~10x slower than a
+            # product, 110 us against 12 us on W2's 128x256 activations; g's bits AND'ed with all-ones where
+            # r > 0 or r is NaN, with zeros where r <= 0)
+            m = (r <= 0).view(np.uint8).astype(bits)
+            m -= 1
+            return np.bitwise_and(g.view(bits), m, out=m).view(g.dtype)
         z = _ZEROS.get(g.dtype)
         if z is None:
             z = _ZEROS[g.dtype] = np.zeros((), g.dtype)
