@@ -167,3 +167,29 @@ def test_a_channels_last_training_step_matches_torch():
 def test_channels_last_refusal_is_exactly_runtime_error():
     with raises_exactly(RuntimeError, match="required rank 4 tensor to use channels_last format"):
         lg.ones(3, 4).contiguous(memory_format=lg.channels_last)
+
+
+def test_grad_of_a_non_contiguous_leaf_is_laid_out_as_torch():
+    """torch's layout contract for ``.grad``: laid out as the leaf when the leaf is dense (transposed,
+    permuted, channels-last), row-major when it is not (a strided slice); with and without a hook,
+    and when a second backward accumulates into it."""
+    def run(lib):
+        rng = np.random.default_rng(5)
+        out = []
+        leaves = [lib.tensor(rng.standard_normal((3, 4)).astype(np.float32)).t(),
+                  lib.tensor(rng.standard_normal((2, 3, 4)).astype(np.float32)).permute(2, 0, 1),
+                  lib.tensor(rng.standard_normal((6, 4)).astype(np.float32))[::2],
+                  lib.tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32)).contiguous(
+                      memory_format=lib.channels_last)]
+        for k, leaf in enumerate(leaves):
+            leaf.requires_grad_()
+            if k == 1:
+                leaf.register_hook(lambda g: g * 1)
+            (leaf.exp() * 2).sum().backward()
+            (leaf * 3).sum().backward()
+            out.append((tuple(leaf.grad.stride()), leaf.grad.numpy().tolist()))
+        return out
+    ours, theirs = run(lg), run(torch)
+    for (s1, v1), (s2, v2) in zip(ours, theirs):
+        assert s1 == s2
+        np.testing.assert_allclose(v1, v2, rtol=1e-6)

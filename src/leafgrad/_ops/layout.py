@@ -238,3 +238,24 @@ def common_format_output(*ops) -> None:
         if not getattr(op.forward, "_contiguous", False):
             op.forward = _follows_common_format(op.forward)
             op.forward._contiguous = True
+
+
+def _dense(a) -> bool:
+    """Non-overlapping and dense: the elements fill one block of memory, in some dim order."""
+    expected = a.itemsize
+    for stride, n in sorted(zip(a.strides, a.shape)):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
+
+
+def grad_for_leaf(g, leaf):
+    """A new ``.grad`` array holding ``g`` for a leaf whose array ``leaf`` is not row-major: torch's
+    layout contract for accumulated gradients, laid out as the leaf when the leaf is dense (a
+    transposed or channels-last parameter), row-major when it is not (a strided slice)."""
+    if not _dense(leaf):
+        return g.copy()
+    out = laid_out_like(g, leaf)
+    return out if out is not g else g.copy(order="K")

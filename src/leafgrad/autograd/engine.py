@@ -18,6 +18,7 @@ import numpy as np
 
 from .._backend import _BY_ARRAY_TYPE
 from .._tensor import Tensor, vc_of
+from .._ops.layout import grad_for_leaf
 from .._quiet import quiet_numpy
 from ..errors import raise_autograd
 from .grad_mode import STATE
@@ -517,7 +518,10 @@ def accumulate_array(var: Tensor, g) -> None:
     with _ACCUMULATE:
         old = var._grad
         if old is None:
-            var._grad = _make(g if _exclusive_array(g) else g.copy())
+            if var._data.flags.c_contiguous:  # (the usual leaf: the buffer can be adopted)
+                var._grad = _make(g if _exclusive_array(g) else g.copy())
+            else:  # (a transposed or channels-last leaf: .grad laid out as torch lays it out)
+                var._grad = _make(grad_for_leaf(g, var._data))
         else:
             od = old._data
             if od.shape == g.shape and od.dtype == g.dtype and od.flags.writeable:
@@ -556,6 +560,8 @@ def _accumulate_tensor(var: Tensor, g: Tensor) -> None:
     if old is None:
         if STATE.grad:  # (create_graph: a copy of its own, recorded as torch's CopyBackwards when it has history)
             var._grad = _recorded_copy(g)
+        elif not var._data.flags.c_contiguous:  # (torch's layout contract: see grad_for_leaf)
+            var._grad = Tensor._make(grad_for_leaf(g._data, var._data))
         elif g._grad_fn is None and g._base is None and _exclusive(g):
             var._grad = g
         else:
