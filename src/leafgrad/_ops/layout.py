@@ -34,23 +34,31 @@ def c_order(a):
     return a
 
 
-def _contiguous(forward):
-    def run(*args):
-        out = forward(*args)
-        if out.__class__ is tuple or out.__class__ is list:  # (max(dim), var_mean: every output)
-            return out.__class__(c_order(o) for o in out)
-        return c_order(out)
-    run.__wrapped__ = forward
-    run.__name__ = getattr(forward, "__name__", "forward")
-    return run
+def _relayout(ops, layout_of=None) -> None:
+    """Wrap each op's forward so that every array it returns is laid out as ``layout_of(args)`` (the
+    forward's arguments, ``xp`` first) says: a memory format; ``layout_of`` None means row-major.
+    The one mechanism behind ``contiguous_output``, ``input_format_output`` and ``common_format_output``;
+    an op wrapped once is left alone."""
+    for op in ops:
+        forward = op.forward
+        if getattr(forward, "_relaid", False):
+            continue
+
+        def run(*args, forward=forward):
+            out = forward(*args)
+            fmt = contiguous_format if layout_of is None else layout_of(args)
+            if out.__class__ is tuple or out.__class__ is list:  # (max(dim), var_mean, pools: every output)
+                return out.__class__(_as(o, fmt) for o in out)
+            return _as(out, fmt)
+        run.__wrapped__ = forward
+        run.__name__ = getattr(forward, "__name__", "forward")
+        run._relaid = True
+        op.forward = run
 
 
 def contiguous_output(*ops) -> None:
     """Make each op's forward return C-contiguous arrays (see the module's docstring)."""
-    for op in ops:
-        if not getattr(op.forward, "_contiguous", False):
-            op.forward = _contiguous(op.forward)
-            op.forward._contiguous = True
+    _relayout(ops)
 
 
 # ----------------------------------------------------------------------------- memory formats
@@ -166,22 +174,6 @@ def copy_in_format(a, fmt):
     return a.copy(order="K") if out is a else out
 
 
-def _follows_input_format(forward, operands: int):
-    def run(xp, *args):
-        out = forward(xp, *args)
-        fmt = contiguous_format
-        for a in args[:operands]:  # (conv: the input, then the weight; torch's mkldnn rule: either one)
-            if getattr(a, "ndim", 0) >= 4 and suggested_format(a) is not contiguous_format:
-                fmt = suggested_format(a)
-                break
-        if out.__class__ is tuple or out.__class__ is list:
-            return out.__class__(_as(o, fmt) for o in out)
-        return _as(out, fmt)
-    run.__wrapped__ = forward
-    run.__name__ = getattr(forward, "__name__", "forward")
-    return run
-
-
 def _as(o, fmt):
     if fmt is contiguous_format or o.ndim != _CL_ORDER[fmt][1]:
         return c_order(o)
@@ -192,10 +184,13 @@ def input_format_output(*ops, operands: int = 1) -> None:
     """Make each op's result channels-last when its input (or, with ``operands=2``, its weight) is,
     and contiguous otherwise: torch's NN kernels (conv, pooling, batch norm, interpolation, padding)
     keep a channels-last input's layout, as the CPU's channels-last kernels are chosen for it."""
-    for op in ops:
-        if not getattr(op.forward, "_contiguous", False):
-            op.forward = _follows_input_format(op.forward, operands)
-            op.forward._contiguous = True
+    def layout_of(args):
+        for a in args[1:1 + operands]:  # (conv: the input, then the weight; torch's mkldnn rule: either one)
+            fmt = suggested_format(a) if getattr(a, "ndim", 0) >= 4 else contiguous_format
+            if fmt is not contiguous_format:
+                return fmt
+        return contiguous_format
+    _relayout(ops, layout_of)
 
 
 def laid_out_like(arr, proto, fmt=None):
@@ -216,28 +211,17 @@ def laid_out_like(arr, proto, fmt=None):
     return in_format(arr, fmt)
 
 
-def _follows_common_format(forward):
-    def run(xp, arrays, *rest):
-        out = forward(xp, arrays, *rest)
-        fmt = None
-        for a in arrays:  # (torch's cat: one row-major input, or two layouts, make the result row-major)
-            f = suggested_format(a)
-            if f is contiguous_format or (fmt is not None and f is not fmt):
-                fmt = contiguous_format
-                break
-            fmt = f
-        return _as(out, fmt or contiguous_format)
-    run.__wrapped__ = forward
-    run.__name__ = getattr(forward, "__name__", "forward")
-    return run
-
-
 def common_format_output(*ops) -> None:
     """Make each variadic op's result (``cat``) channels-last when every input is, else contiguous, as torch's."""
-    for op in ops:
-        if not getattr(op.forward, "_contiguous", False):
-            op.forward = _follows_common_format(op.forward)
-            op.forward._contiguous = True
+    def layout_of(args):
+        fmt = None
+        for a in args[1]:  # (torch's cat: one row-major input, or two layouts, make the result row-major)
+            f = suggested_format(a)
+            if f is contiguous_format or (fmt is not None and f is not fmt):
+                return contiguous_format
+            fmt = f
+        return fmt or contiguous_format
+    _relayout(ops, layout_of)
 
 
 def _dense(a) -> bool:
