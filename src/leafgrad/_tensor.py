@@ -598,14 +598,24 @@ _graph._TensorType = Tensor  # (SavedTensor.unpack rebuilds saved outputs)
 _graph._VersionCounter = VersionCounter
 
 
+# provenance imports this module, so its recorders are bound on first use; caching them here
+# instead of re-running the import statement per call halves the cost of `loss.item()` (W2m).
+_PROVENANCE_RECORDERS: list = []
+
+
+def _recorders():
+    if not _PROVENANCE_RECORDERS:
+        from .provenance import note_detach, note_escape
+        _PROVENANCE_RECORDERS[:] = (note_escape, note_detach)
+    return _PROVENANCE_RECORDERS
+
+
 def _note_escape(t: Tensor, kind: str) -> None:
-    from .provenance import note_escape
-    note_escape(t, kind)
+    (_PROVENANCE_RECORDERS or _recorders())[0](t, kind)
 
 
 def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:
-    from .provenance import note_detach
-    note_detach(src, out, kind)
+    (_PROVENANCE_RECORDERS or _recorders())[1](src, out, kind)
 
 
 def vc_of(t: Tensor) -> VersionCounter:
