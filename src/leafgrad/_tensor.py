@@ -17,6 +17,7 @@ from . import autograd as _autograd
 from .autograd import grad_mode as _gm, graph as _graph
 from .autograd.graph import AccumulateGrad, RemovableHandle, _add_hook, _HookDict
 from .errors import raise_autograd, warn_autograd, user_site
+from .provenance import note_detach as _note_detach, note_escape as _note_escape
 
 __all__ = ["Tensor", "VersionCounter", "Size"]
 
@@ -596,26 +597,6 @@ D._TENSOR_TYPE[0] = Tensor
 TENSOR_TYPES.add(Tensor)
 _graph._TensorType = Tensor  # (SavedTensor.unpack rebuilds saved outputs)
 _graph._VersionCounter = VersionCounter
-
-
-# provenance imports this module, so its recorders are bound on first use; caching them here
-# instead of re-running the import statement per call halves the cost of `loss.item()` (W2m).
-_PROVENANCE_RECORDERS: list = []
-
-
-def _recorders():
-    if not _PROVENANCE_RECORDERS:
-        from .provenance import note_detach, note_escape
-        _PROVENANCE_RECORDERS[:] = (note_escape, note_detach)
-    return _PROVENANCE_RECORDERS
-
-
-def _note_escape(t: Tensor, kind: str) -> None:
-    (_PROVENANCE_RECORDERS or _recorders())[0](t, kind)
-
-
-def _note_detach(src: Tensor, out: Tensor, kind: str) -> None:
-    (_PROVENANCE_RECORDERS or _recorders())[1](src, out, kind)
 
 
 def vc_of(t: Tensor) -> VersionCounter:
