@@ -12,19 +12,36 @@ from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
 # (every formula conjugates the saved operands it multiplies g by: torch's rule for complex
 # tensors, a no-op returning the same object for real ones)
-# The products inside mm's backward, g @ mat2.T and self.T @ g, as ops of their own: one BLAS
-# call each with the transpose folded in, and no transposed view to build per backward.
-MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T),
-              (lambda xp, g, self, other: xp.apply(MM, g, xp.conj(other)),
-               lambda xp, g, self, other: xp.apply(MM_TN, g, xp.conj(self))),
-              saved=("self", "input1"), n_in=2)
-MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b),
-              (lambda xp, g, self, other: xp.apply(MM_NT, xp.conj(other), g),
-               lambda xp, g, self, other: xp.apply(MM, xp.conj(self), g)),
-              saved=("self", "input1"), n_in=2)
+# The products inside mm's backward, g @ mat2^T and mat1^T @ g. On arrays each is one BLAS call with
+# the transpose folded in (no transposed view built per backward); on Tensors (a double backward)
+# they are torch's own spelling, mm with a .t(), so the graph shows the TBackward0 nodes torch's does.
+_MM_NT = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b.T), n_in=2)
+_MM_TN = defop("MmBackward0", lambda xp, a, b: xp.matmul(a.T, b), n_in=2)
+
+
+def mm_nt(xp, a, b):
+    """``a @ b^T`` for a formula (see above)."""
+    return xp.apply(MM, a, xp.swap_last(b)) if xp.tensors else xp.apply(_MM_NT, a, b)
+
+
+def mm_tn(xp, a, b):
+    """``a^T @ b`` for a formula (see above)."""
+    return xp.apply(MM, xp.swap_last(a), b) if xp.tensors else xp.apply(_MM_TN, a, b)
+
+
+def _mat2_grad(xp, g, mat1, mat2):
+    """The gradient of ``mat1 @ mat2`` in ``mat2``, laid out as ``mat2`` is (torch's rule): for a
+    transposed ``mat2`` (``nn.Linear``'s ``weight.t()``) it is ``(g^T mat1)^T``, so after
+    TBackward0 the weight's gradient is a contiguous buffer ``.grad`` can adopt, not one to copy."""
+    m2 = xp.data(mat2)
+    if m2.ndim == 2 and m2.strides[0] == m2.itemsize and m2.strides[1] == m2.itemsize * m2.shape[0]:
+        return xp.swap_last(mm_tn(xp, g, xp.conj(mat1)))
+    return mm_tn(xp, xp.conj(mat1), g)
+
+
 MM = defop("MmBackward0", lambda xp, a, b: xp.matmul(a, b),
-           (lambda xp, g, self, mat2: xp.apply(MM_NT, g, xp.conj(mat2)),
-            lambda xp, g, self, mat2: xp.apply(MM_TN, xp.conj(self), g)),
+           (lambda xp, g, self, mat2: mm_nt(xp, g, xp.conj(mat2)),
+            lambda xp, g, self, mat2: _mat2_grad(xp, g, self, mat2)),
            saved=("self", "input1"), n_in=2)
 MM.node_cls._saved_names = ("self", "mat2")
 BMM = defop("BmmBackward0", lambda xp, a, b: xp.matmul(a, b),
@@ -57,15 +74,22 @@ def _addmm_fwd(xp, bias, a, b, beta, alpha):
 
 
 ADDMM = defop("AddmmBackward0", _addmm_fwd,
-              (lambda xp, g, mat1, mat2, beta, alpha: g if beta == 1 else g * beta,
-               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_NT, g, xp.conj(mat2)), alpha),
-               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp.apply(MM_TN, xp.conj(mat1), g), alpha)),
+              (lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp, g, beta),
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp, mm_nt(xp, g, xp.conj(mat2)), alpha),
+               lambda xp, g, mat1, mat2, beta, alpha: _scaled(xp, _mat2_grad(xp, g, mat1, mat2), alpha)),
               saved=("input1", "input2", "beta", "alpha"), n_in=3)
 ADDMM.node_cls._saved_names = ("mat1", "mat2", "beta", "alpha")
 
 
-def _scaled(t, alpha):
-    return t if alpha == 1 else t * alpha
+def _scaled(xp, t, s):
+    """``t * s`` for a number ``s`` (addmm's beta, alpha); on Tensors recorded as torch's C++
+    formula multiplies by a number, a MulBackward1."""
+    if s == 1:
+        return t
+    if xp.tensors:
+        from .nn_ops import MUL_SCALAR
+        return xp.apply(MUL_SCALAR, t, params=(s,))
+    return t * s
 
 
 def _same_dtype(a: Tensor, b: Tensor, name: str) -> None:

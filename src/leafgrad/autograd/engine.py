@@ -519,7 +519,8 @@ def accumulate_array(var: Tensor, g) -> None:
         old = var._grad
         if old is None:
             if var._data.flags.c_contiguous:  # (the usual leaf: the buffer can be adopted)
-                var._grad = _make(g if _exclusive_array(g) else g.copy())
+                own = _adoptable(g)
+                var._grad = _make(own if own is not None else g.copy())
             else:  # (a transposed or channels-last leaf: .grad laid out as torch lays it out)
                 var._grad = _make(grad_for_leaf(g, var._data))
         else:
@@ -535,14 +536,25 @@ def accumulate_array(var: Tensor, g) -> None:
             h(var)
 
 
-def _exclusive_array(arr) -> bool:
-    """True when nothing but the engine holds ``arr``, so ``.grad`` may adopt it: expected
-    references are the engine's buffer list, ``accumulate_array``'s argument, this function's
-    argument and getrefcount's own (4). A user's tensor, a view or a saved copy adds one."""
-    if _getrefcount(arr) > 4 or arr.base is not None:
-        return False
+def _adoptable(arr):
+    """The buffer ``.grad`` may adopt for gradient ``arr``, or None when it must be copied.
+
+    That is ``arr`` when nothing but the engine holds it: expected references are the engine's
+    buffer list, ``accumulate_array``'s argument, this function's argument and getrefcount's own
+    (4); a user's tensor, a view or a saved copy adds one. A view is adopted through the buffer
+    it views when it views all of it, laid out the same way, and nothing else holds that buffer:
+    the transpose of a transpose that TBackward0 hands ``nn.Linear``'s weight.
+    """
+    if _getrefcount(arr) > 4:
+        return None
+    base = arr.base
+    if base is not None:
+        if (base.__class__ is not arr.__class__ or base.base is not None or _getrefcount(base) > 3
+                or base.shape != arr.shape or base.strides != arr.strides or base.dtype != arr.dtype):
+            return None
+        arr = base
     flags = arr.flags  # (each read of .flags makes a new flags object)
-    return flags.writeable and flags.c_contiguous
+    return arr if flags.writeable and flags.c_contiguous else None
 
 
 def accumulate_into_leaf(var: Tensor, g: Tensor) -> None:
