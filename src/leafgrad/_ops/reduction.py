@@ -271,11 +271,27 @@ NORM.node_cls._saved_names = ("self", "ord", "dim", "keepdim", "result")  # (tor
 
 
 def _row_max(xp, a, dim):
-    """``a.max(axis=dim, keepdims=True)``. NumPy reduces a short contiguous last axis row by
-    row (about 50 ns a row): for a batch of few classes, (N, C) with C <= 16, the transposed
-    copy reduced over its first axis is 2-10x faster, and a maximum is the same in any order."""
-    if a.ndim == 2 and dim == 1 and a.shape[1] <= 16 and a.shape[0] >= 32:
-        return xp.maximum.reduce(xp.ascontiguousarray(a.T), 0)[:, None]
+    """``a.max(axis=dim, keepdims=True)``, for softmax and log_softmax.
+
+    NumPy reduces a short contiguous last axis row by row, about 50-90 ns a row whatever its
+    length: attention scores (B, H, T, T) with T = 64 spend more in that overhead than in the
+    comparisons. Many short rows therefore take a detour that gives the same maximum (a maximum
+    is exact in any order, NaN included): rows wider than 16 are halved with element-wise
+    ``maximum`` of their two halves (long inner loops) until 16 or fewer columns remain, and those
+    are reduced as a transposed copy over its first axis. (Measured: (8, 4, 64, 64) float32
+    196 -> 87 us, (8192, 16) 750 -> 80 us, (128, 10) 9.6 -> 2.9 us; wider rows or fewer of them
+    keep NumPy's own reduction, which is faster there.)"""
+    shape = a.shape
+    if (a.__class__ is np.ndarray and dim == a.ndim - 1 and 2 <= shape[-1] <= 64
+            and a.size >= 32 * shape[-1] and (shape[-1] <= 16 or a.size >= 256 * shape[-1])):
+        m, n = a, shape[-1]
+        while n > 16:
+            h = n // 2
+            r = np.maximum(m[..., :h], m[..., h:2 * h])
+            if n % 2:  # (an odd width: its last column joins the first)
+                np.maximum(r[..., :1], m[..., 2 * h:], out=r[..., :1])
+            m, n = r, h
+        return np.maximum.reduce(np.ascontiguousarray(m.reshape(-1, n).T), 0).reshape(shape[:-1] + (1,))
     return xp.maximum.reduce(a, dim, None, None, True)  # (a.max without NumPy's Python wrapper)
 
 
