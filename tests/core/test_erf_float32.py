@@ -101,3 +101,17 @@ def test_results_keep_a_transposed_inputs_layout_as_torch():
         (yt * yt).sum().backward()
         assert x.grad.stride() == xt.grad.stride()
         np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_gathered_and_blended_routes_give_the_same_bits():
+    """A block with few elements past the split gathers them; one with many blends the large branch in
+    everywhere. The same values must come out either way (and within 1.5 ulp, tested above)."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate([rng.standard_normal(4000).astype(np.float32) * 3,
+                             np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, 0.927734375, -0.9277344], np.float32)])
+    many_past = erf_float32(values)  # (most of |3 z| is past the split: the blended route)
+    assert np.count_nonzero(np.abs(values) > 0.927734375) * 8 > values.size * 3
+    padded = np.concatenate([np.zeros(40000, np.float32), values])  # (a block of few: the gathered route)
+    few_past = erf_float32(padded)[40000:]
+    assert many_past.tobytes() == few_past.tobytes()
+    assert np.signbit(many_past[4000]) and np.isnan(many_past[4002])
