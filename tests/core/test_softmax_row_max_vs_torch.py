@@ -48,3 +48,23 @@ def test_masked_attention_softmax_matches_torch(torch, shape, fn):
     np.testing.assert_allclose(y_lg, y_t, rtol=2e-5, atol=1e-6)
     # (the gradient is a difference of two sums of size ~|x|: float32 cancellation, summed in another order)
     np.testing.assert_allclose(g_lg, g_t, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("shape", [(128, 10), (8, 4, 64, 64), (64, 1024), (16, 2), (3, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_sum_matches_numpy_to_rounding_with_nan_and_inf_in_place(shape, dtype):
+    from leafgrad._ops.reduction import _row_sum
+    a = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+    a.reshape(-1, shape[-1])[0, 0] = np.nan
+    a.reshape(-1, shape[-1])[-1, -1] = np.inf
+    got, want = _row_sum(np, a, a.ndim - 1), np.sum(a, axis=-1, keepdims=True)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    ok = np.isfinite(want)
+    np.testing.assert_allclose(got[ok], want[ok], rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-5)
+    # a transposed (not C-contiguous) input and an integer one take NumPy's reduction, the same bits
+    t = np.ascontiguousarray(a.T).T
+    assert _row_sum(np, t, t.ndim - 1).tobytes() == np.add.reduce(t, t.ndim - 1, keepdims=True).tobytes()
+    i = np.arange(np.prod(shape)).reshape(shape)
+    assert _row_sum(np, i, i.ndim - 1).tobytes() == i.sum(-1, keepdims=True).tobytes()

@@ -295,6 +295,30 @@ def _row_max(xp, a, dim):
     return xp.maximum.reduce(a, dim, None, None, True)  # (a.max without NumPy's Python wrapper)
 
 
+_ONES: dict = {}
+
+
+def _row_sum(xp, a, dim):
+    """``a.sum(axis=dim, keepdims=True)``, for softmax, log_softmax and their backwards.
+
+    Summing many short contiguous rows is NumPy's slow case again (a reduction loop set up per row):
+    a float32/float64 C-contiguous ``a`` of 64 rows or more, each of 2..1024, is summed instead as one
+    BLAS matrix-vector product with a vector of ones (another order of additions; each row's error
+    stays within float32 rounding at these lengths). (Measured, float32: (8, 4, 64, 64) 51 -> 9 us,
+    (512, 65) 14 -> 3.8 us, (128, 10) 2.8 -> 1.6 us; a GPT step's softmax forward 293 -> 237 us and
+    backward 145 -> 97 us.)"""
+    shape = a.shape
+    n = shape[-1] if shape else 0
+    if (a.__class__ is np.ndarray and dim == a.ndim - 1 and 2 <= n <= 1024 and a.size >= 64 * n
+            and a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.flags.c_contiguous):
+        key = (n, a.dtype)
+        ones = _ONES.get(key)
+        if ones is None:
+            ones = _ONES[key] = np.ones(n, a.dtype)
+        return np.matmul(a, ones).reshape(shape[:-1] + (1,))
+    return xp.add.reduce(a, dim, None, None, True)
+
+
 # (The in-place steps below write only into fresh temporaries of the result's dtype.)
 # (``xp.add.reduce(a, dim, None, None, True)`` is ``a.sum(dim, keepdims=True)`` without NumPy's
 # Python-level wrapper around it: these run on every forward and backward of a classifier)
@@ -304,14 +328,14 @@ def _softmax_fwd(xp, a, dim):
         np.exp(e, out=e)  # (in place in the fresh difference: one array of a's size, not two)
     else:
         e = xp.exp(e)
-    e /= xp.add.reduce(e, dim, None, None, True)
+    e /= _row_sum(xp, e, dim)
     return e
 
 
 def _log_softmax_fwd(xp, a, dim):
     s = a - _row_max(xp, a, dim)
     # (float16/bfloat16: torch's kernel stores the sum and its log in that dtype; else round_like is a no-op)
-    lse = round_like(xp.log(round_like(xp.add.reduce(xp.exp(s), dim, None, None, True), a)), a)
+    lse = round_like(xp.log(round_like(_row_sum(xp, xp.exp(s), dim), a)), a)
     if s.dtype != lse.dtype:  # (an integer input: the result is floating)
         return s - lse
     s -= lse
@@ -320,7 +344,7 @@ def _log_softmax_fwd(xp, a, dim):
 
 def _log_softmax_back_fwd(xp, g, r, dim):  # g - exp(r) * g.sum(dim)
     e = xp.exp(r)
-    gs = xp.add.reduce(g, dim, None, None, True)
+    gs = _row_sum(xp, g, dim)
     if e.dtype != g.dtype or e.shape != g.shape or not e.ndim:
         return g - e * gs
     e *= gs
@@ -331,7 +355,7 @@ def _softmax_grad(xp, g, result, dim):  # (torch's _softmax_backward_data: one k
     if g.__class__ is result.__class__ is np.ndarray and g.shape == result.shape and g.dtype == result.dtype and \
             g.dtype.kind == "f" and g.ndim:
         t = g * result  # (then in place: the same operations, one temporary instead of three)
-        s = np.add.reduce(t, dim, None, None, True)
+        s = _row_sum(np, t, dim)
         np.subtract(g, s, out=t)
         t *= result
         return t
