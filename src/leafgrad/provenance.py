@@ -52,19 +52,14 @@ def set_enabled(on: bool) -> bool:
 
 # ----------------------------------------------------------------------------- recording
 def site(skip: int = 1):
-    """(file, line) of the first frame outside leafgrad, starting ``skip`` frames up."""
+    """(file, line) of the first frame outside leafgrad (and the standard library), starting ``skip``
+    frames up: ``errors.user_site``'s answer through the cached walk below (a cut is noted for every op
+    on a tensor that requires grad under ``no_grad``, so this runs per op in an evaluation loop)."""
     try:
         f = _getframe(skip)
     except ValueError:
         return None
-    prefix = _PKG_DIR
-    while f is not None:
-        code = f.f_code
-        fn = code.co_filename
-        if not fn.startswith(prefix) and not is_internal(fn):
-            return (fn, f.f_lineno)
-        f = f.f_back
-    return None
+    return _walk(f)
 
 
 _CODE_CACHE: dict = {}  # id(code) -> (code, is_internal, {f_lasti: (filename, line)})
@@ -114,17 +109,7 @@ def node_site_at(skip: int):
     return _walk(_getframe(skip))
 
 
-def user_line(skip: int = 2):
-    """``errors.user_site(skip)`` (the same ``(file, line)``) through the cached walk below.
-
-    For hot paths: every in-place write records where it happened, and a parameter
-    update writes each parameter every step.
-    """
-    try:
-        f = _getframe(skip)
-    except ValueError:
-        return None
-    return _walk(f)
+user_line = site  # (the name the in-place writes and parameter updates call it by, every write)
 
 
 def _walk(f):
