@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _STATE, vc_of
-from ..autograd.graph import Node, next_sequence_nr, raise_backward_twice
+from ..autograd.graph import Node, flat_edges, next_sequence_nr, raise_backward_twice
 from ..errors import raise_autograd, user_site
 from ..provenance import enabled as _provenance_on, user_line as _user_line
 from .._backend import _BY_ARRAY_TYPE
@@ -337,10 +337,10 @@ class CopySlices(Node):
         flat = g.reshape((-1,))
         key = (pos.reshape(-1),)
         g_view = _index_values_grad(xp, flat, key).reshape(pos.shape)
-        edges = self.next_functions
+        edges = self._next  # (flat: node0, nr0, node1, nr1, ...)
         # (the base, then the operands; two edges, ``y[i] += v``, spelled out: no comprehension)
-        wanted = [True, edges[1][0] is not None] if len(edges) == 2 else [True] + [
-            nxt is not None for nxt, _ in edges[1:]]
+        wanted = [True, edges[2] is not None] if len(edges) == 4 else [True] + [
+            nxt is not None for nxt in edges[2::2]]
         res = run_fn([g_view], wanted)
         r0 = res[0]
         if r0 is None:
@@ -348,7 +348,7 @@ class CopySlices(Node):
         elif r0.shape != pos.shape:
             r0 = xp.broadcast_to(r0, pos.shape) if r0.ndim <= len(pos.shape) else r0.reshape(pos.shape)
         base_grad = None
-        if edges[0][0] is not None:
+        if edges[0] is not None:
             base_grad = xp.apply(INDEX_PUT, flat, r0.reshape((-1,)), params=(key, False)).reshape(self._base_shape)
             if retype is not None:
                 base_grad = xp.apply(retype[1], base_grad)
@@ -378,7 +378,7 @@ class _ViewSlot(Node):
 
 
 _VIEW_SLOT = _ViewSlot()
-_VIEW_SLOT.next_functions = ()
+_VIEW_SLOT._next = ()
 _VIEW_SLOT._seq = -1
 _VIEW_SLOT._in_meta = ()
 _VIEW_SLOT._extra = None
@@ -450,7 +450,7 @@ def _record_copy_slices(op, view: Tensor, others: tuple, params: tuple, original
     cs._seq = next_sequence_nr()
     fb = base._grad_fn
     eb = (fb, base._output_nr) if fb is not None else edge_of(base)
-    cs.next_functions = (eb, other_edges[0]) if len(other_edges) == 1 else (eb,) + other_edges
+    cs._next = eb + other_edges[0] if len(other_edges) == 1 else flat_edges((eb,) + other_edges)
     cs._in_meta = shared_in_meta(((base._data.shape, base._data.dtype),) + fn._in_meta[1:])
     cs._extra = None
     cs._site = site  # (its own: an inner node shared by several writes keeps the first one's)
@@ -508,7 +508,7 @@ def _set_as_strided(view: Tensor, base: Tensor, positions=None) -> None:
         positions = view_positions(view._data, storage) if positions is None else positions
     node = object.__new__(AsStridedBackward0)
     node._seq = next_sequence_nr()
-    node.next_functions = (edge_of(base),)
+    node._next = edge_of(base)  # (one input: its edge is the flat tuple)
     node._in_meta = ((base._data.shape, base._data.dtype),)
     node._extra = None
     node._site = None  # re-derived lazily; the view's own creation is not recorded

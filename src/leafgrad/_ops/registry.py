@@ -19,7 +19,7 @@ from .._alloc import alloc_error_from
 from .._backend import _BY_ARRAY_TYPE
 from .._lowp import keep_lowp
 from .._tensor import TENSOR_TYPES, Tensor, VersionCounter, _STATE, vc_of
-from ..autograd.graph import Node, SavedTensor, next_sequence_nr
+from ..autograd.graph import Node, SavedTensor, flat_edges, next_sequence_nr
 from ..autograd.grad_mode import ANOMALY_USED as _ANOMALY_USED  # (see there: anomaly mode's cheap test)
 from .xp import TENSORS, array_namespace
 from ..provenance import node_site as _node_site, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
@@ -167,12 +167,12 @@ def _run(node: OpNode, g, xp, vals: tuple) -> list:
     in CPython a star-call costs about as much as a small NumPy op, and this runs for
     every node of every backward.
     """
-    edges = node.next_functions
+    edges = node._next  # (flat: node0, nr0, node1, nr1, ...)
     formulas = node._formulas
     n = len(vals)
     if len(formulas) == 1 and not node._variadic:  # one input (exp, tanh, sum, ...): no loop
         f = formulas[0]
-        if f is None or edges[0][0] is None:
+        if f is None or edges[0] is None:
             return [None]
         if n == 1:
             return [f(xp, g, vals[0])]
@@ -184,20 +184,20 @@ def _run(node: OpNode, g, xp, vals: tuple) -> list:
         r0 = r1 = None
         if n == 2:
             v0, v1 = vals
-            if f0 is not None and edges[0][0] is not None:
+            if f0 is not None and edges[0] is not None:
                 r0 = f0(xp, g, v0, v1)
-            if f1 is not None and edges[1][0] is not None:
+            if f1 is not None and edges[2] is not None:
                 r1 = f1(xp, g, v0, v1)
         else:
-            if f0 is not None and edges[0][0] is not None:
+            if f0 is not None and edges[0] is not None:
                 r0 = f0(xp, g, *vals)
-            if f1 is not None and edges[1][0] is not None:
+            if f1 is not None and edges[2] is not None:
                 r1 = f1(xp, g, *vals)
         return [r0, r1]
     if node._variadic:
         f = formulas[0]
-        return [None if nxt is None else f(xp, g, i, *vals) for i, (nxt, _) in enumerate(edges)]
-    return [None if nxt is None or f is None else f(xp, g, *vals) for f, (nxt, _) in zip(formulas, edges)]
+        return [None if nxt is None else f(xp, g, i, *vals) for i, nxt in enumerate(edges[::2])]
+    return [None if nxt is None or f is None else f(xp, g, *vals) for f, nxt in zip(formulas, edges[::2])]
 
 
 def _run_masked(node: OpNode, grads: list, wanted, xp, vals: tuple) -> list:
@@ -233,7 +233,7 @@ def _apply_one(self: OpNode, grads: list) -> list:
     """``OpNode.apply_raw`` for a differentiable one-input, one-output op (exp, tanh, sum, views, ...)
     whose formula runs on arrays: the node class of such an op gets this at ``defop``, so the
     engine's call skips the general method's tests of the op's shape."""
-    if self.next_functions[0][0] is None:  # (an inner node of CopySlices can lack its input's edge)
+    if self._next[0] is None:  # (an inner node of CopySlices can lack its input's edge)
         return [None]
     g = grads[0]
     xp = _NAMESPACES.get(g.__class__)
@@ -257,7 +257,7 @@ def _apply_two(self: OpNode, grads: list) -> list:
         xp = _namespace_of(g)
     saved = self._saved
     n = len(saved)
-    (n0, _), (n1, _) = self.next_functions
+    n0, _, n1, _ = self._next
     f0, f1 = self._formulas
     if n == 2:
         v0, v1 = saved
@@ -687,21 +687,27 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
     node = _new(op.node_cls)
     node._seq = next_sequence_nr()
     fa = a._grad_fn  # (an input with history needs no call to _edge: the common case, inside a model)
-    ea = (fa, a._output_nr) if fa is not None else _edge(a)
+    if fa is not None:
+        na = a._output_nr
+    else:
+        fa, na = _edge(a)
     shape = x.shape
     if b is None:
-        node.next_functions = (ea,)
+        node._next = (fa, na)
         key = (shape, dt)
         meta = _SIMPLE_META.get(key)
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt),))
     elif other is not None:
         fb = other._grad_fn
-        node.next_functions = (ea, (fb, other._output_nr) if fb is not None else _edge(other))
+        if fb is not None:
+            node._next = (fa, na, fb, other._output_nr)
+        else:
+            node._next = (fa, na) + _edge(other)
         key = (shape, dt, y.shape, y.dtype)
         meta = _SIMPLE_META.get(key)
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt), key[2:]))
     else:  # a Python number: no edge, so its meta is never read
-        node.next_functions = (ea, _NO_EDGE)
+        node._next = (fa, na, None, 0)
         key = (shape, dt, None)
         meta = _SIMPLE_META.get(key)
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt), _NO_META))
@@ -728,9 +734,8 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
     elif op.saves_params and params.__class__ is tuple and len(params) == 1 and params[0].__class__ is int:
         node._saved = params  # add, sub: their integer alpha alone, the caller's tuple
     elif op.saves_crossed and other is not None:  # mm, mul: each input, where the other one needs it
-        ea, eb = node.next_functions
-        node._saved = (None if eb[0] is None else SavedTensor(a, False, site),
-                       None if ea[0] is None else SavedTensor(other, False, site))
+        node._saved = (None if node._next[2] is None else SavedTensor(a, False, site),
+                       None if fa is None else SavedTensor(other, False, site))
     else:
         _finish_saves(op, node, (a,) if b is None else (a, b), (res,), params)
     return res
@@ -836,10 +841,10 @@ def _record(op: OpDef, inputs, edges: tuple | None = None, site=_FIND_SITE) -> O
     node._seq = next_sequence_nr()
     if len(inputs) == 1:  # (views and most in-place writes: no comprehension's frame)
         a = inputs[0]._data
-        node.next_functions = edges if edges is not None else (_edge(inputs[0]),)
+        node._next = _edge(inputs[0]) if edges is None else flat_edges(edges)
         key = ((a.shape, a.dtype),)
     else:
-        node.next_functions = edges if edges is not None else tuple([_edge(t) for t in inputs])
+        node._next = tuple([x for t in inputs for x in _edge(t)]) if edges is None else flat_edges(edges)
         key = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     meta = _IN_META.get(key)
     node._in_meta = meta if meta is not None else _shared_meta(key, key)
@@ -865,11 +870,11 @@ def _finish_saves(op: OpDef, node: OpNode, inputs, outs, params) -> None:
         node._saved = (inputs[0]._data.shape,) + params
         return
     saved = []
-    edges = node.next_functions
+    edges = node._next
     for kind, i, users in spec:
         if kind <= 1 and users is not None:
             for u in users:
-                if edges[u][0] is not None:
+                if edges[2 * u] is not None:
                     break
             else:
                 saved.append(None)  # no input whose formula reads this value requires grad

@@ -1,7 +1,7 @@
 """The backward graph: Node, AccumulateGrad, SavedTensor and hook handles.
 
 A Node is one recorded op seen from the backward side. It knows only its
-``next_functions`` (one ``(node, input_nr)`` edge per forward input), the shapes and
+``next_functions`` (one ``(node, input_nr)`` edge per forward input, kept flat in ``_next``), the shapes and
 dtypes of those inputs (so the engine can reduce broadcast gradients in one place)
 and its saved values. The engine never needs to know what op a Node stands for.
 
@@ -59,13 +59,36 @@ def _add_hook(d: _HookDict, fn: Callable) -> RemovableHandle:
     return handle
 
 
+def flat_edges(edges) -> tuple:
+    """``((node, nr), (node, nr), ...)`` as the flat tuple a node keeps (see ``Node._next``)."""
+    if len(edges) == 1:
+        e = edges[0]
+        return e if e.__class__ is tuple else tuple(e)
+    return tuple([x for e in edges for x in e])
+
+
 class Node:
     """Base of every backward node. Subclasses implement ``apply(grads) -> tuple``."""
 
-    __slots__ = ("next_functions", "_seq", "_in_meta", "_extra", "_site", "__weakref__")  # _site: provenance
+    # ``_next``: the edges flat, ``(node0, input_nr0, node1, input_nr1, ...)``; ``_site``: provenance.
+    # One tuple per node instead of a tuple of pairs: every container a graph keeps alive is one more
+    # object for each of the cyclic GC's collections to traverse (a long forward pass triggers many),
+    # and a one-input node's ``_next`` is the ``(node, nr)`` edge itself, with nothing to build.
+    __slots__ = ("_next", "_seq", "_in_meta", "_extra", "_site", "__weakref__")
 
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(node, input_nr)`` pair per forward input, as torch's (``(None, 0)``: no gradient flows there)."""
+        n = self._next
+        it = iter(n)
+        return tuple(zip(it, it))
+
+    @next_functions.setter
+    def next_functions(self, edges) -> None:
+        self._next = flat_edges(edges)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -129,7 +152,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable) -> None:
         self.variable = variable
-        self.next_functions = ()
+        self._next = ()
         self._seq = float("inf")  # run as soon as ready: torch gives it UINT64_MAX
         self._in_meta = ()
         self._extra = None
