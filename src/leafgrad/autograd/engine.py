@@ -76,14 +76,16 @@ def _root_grads(tensors, grad_tensors, is_grad_call: bool):
 
 
 def _edge_at(n: int) -> tuple:
-    """``((0, 0), (1, 2), (2, 4), ...)``: (edge number, its index in a node's flat ``_next``) for a
-    ``_next`` of ``n`` items. The loops over a node's edges iterate this shared tuple and index
-    ``_next``: as fast as unpacking pairs, where a zip or a slice per node would cost ~100 ns."""
-    return tuple([(k, 2 * k) for k in range(n // 2)])
+    """``((0, 0, 1), (1, 2, 3), ...)``: (edge number, index of its node, index of its input_nr) for each
+    edge of a node's flat ``_next`` of ``n`` items. The loops over a node's edges iterate this shared
+    tuple and index ``_next``: as cheap as unpacking stored pairs, where a zip or a slice per node
+    would cost ~100 ns."""
+    return tuple([(k, 2 * k, 2 * k + 1) for k in range(n // 2)])
 
 
 _EDGES_INDEXED = 64  # (a node with more inputs, a long cat, builds its index when it runs)
 _EDGE_AT = [_edge_at(n) for n in range(_EDGES_INDEXED)]
+_NODE_AT = [tuple(range(0, n, 2)) for n in range(_EDGES_INDEXED)]  # (the nodes' indices alone)
 
 
 def _collect(roots_edges, capture_edges):
@@ -98,7 +100,7 @@ def _collect(roots_edges, capture_edges):
     while stack:
         edges = pop()._next  # (flat: node0, nr0, node1, nr1, ...)
         n = len(edges)
-        for _, j in (_EDGE_AT[n] if n < _EDGES_INDEXED else _edge_at(n)):
+        for j in (_NODE_AT[n] if n < _EDGES_INDEXED else range(0, n, 2)):
             nxt = edges[j]
             if nxt is None:
                 continue
@@ -250,11 +252,11 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool, 
                 if len(outputs) * 2 != n:  # a node or hook returned too few: pad with None
                     outputs = list(outputs) + [None] * (n // 2 - len(outputs))
                 in_meta = fn._in_meta
-                for i, j in (_EDGE_AT[n] if n < _EDGES_INDEXED else _edge_at(n)):
+                for i, j, k in (_EDGE_AT[n] if n < _EDGES_INDEXED else _edge_at(n)):
                     nxt = edges[j]
                     if nxt is None or (needed is not None and nxt not in needed):
                         continue
-                    nr = edges[j + 1]
+                    nr = edges[k]
                     g = outputs[i]
                     if g is not None:
                         meta = in_meta[i]
