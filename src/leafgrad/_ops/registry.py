@@ -702,7 +702,8 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
         if fb is not None:
             node._next = (fa, na, fb, other._output_nr)
         else:
-            node._next = (fa, na) + _edge(other)
+            fb, nb = _edge(other)
+            node._next = (fa, na, fb, nb)
         key = (shape, dt, y.shape, y.dtype)
         meta = _SIMPLE_META.get(key)
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt), key[2:]))
@@ -734,7 +735,7 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
     elif op.saves_params and params.__class__ is tuple and len(params) == 1 and params[0].__class__ is int:
         node._saved = params  # add, sub: their integer alpha alone, the caller's tuple
     elif op.saves_crossed and other is not None:  # mm, mul: each input, where the other one needs it
-        node._saved = (None if node._next[2] is None else SavedTensor(a, False, site),
+        node._saved = (None if fb is None else SavedTensor(a, False, site),  # (fa, fb: the edges' nodes)
                        None if fa is None else SavedTensor(other, False, site))
     else:
         _finish_saves(op, node, (a,) if b is None else (a, b), (res,), params)
