@@ -62,44 +62,38 @@ def site(skip: int = 1):
     return _walk(f)
 
 
-_CODE_CACHE: dict = {}  # id(code) -> (code, is_internal, {f_lasti: (filename, line)})
+# What the walk learns, per code object: leafgrad's own (and the standard library's) code in one
+# dict, the user's code with its {f_lasti: (filename, line)} table in the other. Both hold the code
+# objects themselves, so an id found in either is that code's (no id is reused while cached).
+_INTERNAL_CODES: dict = {}  # id(code) -> code
+_USER_CODES: dict = {}  # id(code) -> (code, {f_lasti: (filename, line)})
 
 
-def _code_entry(code):
-    if len(_CODE_CACHE) > 8192:  # exec'd or generated code can make many: start over
-        _CODE_CACHE.clear()
-    e = (code, _is_internal(code.co_filename), {})
-    _CODE_CACHE[id(code)] = e
-    return e
+def _lines_of(code):
+    """``code``'s line table if it is the user's (then cached in ``_USER_CODES``), else None (cached in
+    ``_INTERNAL_CODES``): the walk asks once per code object."""
+    if len(_INTERNAL_CODES) + len(_USER_CODES) > 8192:  # exec'd or generated code can make many: start over
+        _INTERNAL_CODES.clear()
+        _USER_CODES.clear()
+    if _is_internal(code.co_filename):
+        _INTERNAL_CODES[id(code)] = code
+        return None
+    lines: dict = {}
+    _USER_CODES[id(code)] = (code, lines)
+    return lines
 
 
 def node_site():
     """Called once per recorded node: the user's line that ran the op (or None when switched off).
 
-    The walk skips leafgrad's own frames; what it learns is cached per code object and
-    instruction offset, so the usual cost is two dict lookups per frame and no new object.
+    The walk (``_walk``) skips leafgrad's own frames; what it learns is cached per code object and
+    instruction offset, so the usual cost is one dict lookup per frame and no new object.
     Its callers (``_ops.registry.apply_simple`` and ``_record``) are always called by another
     leafgrad function, so the walk starts three frames up; ``node_site_at`` takes the depth.
     """
     if not _ENABLED[0]:
         return None
-    f = _getframe(3)
-    cache = _CODE_CACHE
-    while f is not None:  # (the same walk as _walk, inlined: this runs for every recorded op)
-        code = f.f_code
-        e = cache.get(id(code))
-        if e is None or e[0] is not code:
-            e = _code_entry(code)
-        if e[1]:
-            f = f.f_back
-            continue
-        lines = e[2]
-        lasti = f.f_lasti
-        where = lines.get(lasti)
-        if where is None:
-            where = lines[lasti] = (code.co_filename, f.f_lineno)
-        return where
-    return None
+    return _walk(_getframe(3))
 
 
 def node_site_at(skip: int):
@@ -113,16 +107,23 @@ user_line = site  # (the name the in-place writes and parameter updates call it 
 
 
 def _walk(f):
-    cache = _CODE_CACHE
+    """The first frame from ``f`` up that is the user's, as a cached ``(filename, line)``: each of
+    leafgrad's own frames on the way costs one dict lookup (and the frame object CPython makes for it)."""
+    internal, user = _INTERNAL_CODES, _USER_CODES
     while f is not None:
         code = f.f_code
-        e = cache.get(id(code))
-        if e is None or e[0] is not code:
-            e = _code_entry(code)
-        if e[1]:
+        k = id(code)
+        if k in internal:
             f = f.f_back
             continue
-        lines = e[2]
+        e = user.get(k)
+        if e is not None:
+            lines = e[1]
+        else:
+            lines = _lines_of(code)
+            if lines is None:
+                f = f.f_back
+                continue
         lasti = f.f_lasti
         where = lines.get(lasti)
         if where is None:
