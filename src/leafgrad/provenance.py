@@ -88,8 +88,9 @@ def node_site():
 
     The walk (``_walk``) skips leafgrad's own frames; what it learns is cached per code object and
     instruction offset, so the usual cost is one dict lookup per frame and no new object.
-    Its callers (``_ops.registry.apply_simple`` and ``_record``) are always called by another
-    leafgrad function, so the walk starts three frames up; ``node_site_at`` takes the depth.
+    (``_ops.registry.apply_simple`` and ``_record``, which record every node, write this out:
+    ``walk(_getframe(2))`` when ``_ENABLED[0]``, a call fewer per op.) The walk starts three frames
+    up: the callers are always called by another leafgrad function; ``node_site_at`` takes the depth.
     """
     if not _ENABLED[0]:
         return None
@@ -130,6 +131,9 @@ def _walk(f):
             where = lines[lasti] = (code.co_filename, f.f_lineno)
         return where
     return None
+
+
+walk = _walk  # (the name ``_ops.registry`` calls it by for every recorded node)
 
 
 class Cut:
