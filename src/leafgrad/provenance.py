@@ -180,7 +180,10 @@ def note_nograd_op(op_name: str, outs, inputs) -> None:
     for t in inputs:
         if getattr(t, "_requires_grad", False):
             kind = "inference_mode" if _STATE.inference else "no_grad"
-            cut = Cut(kind, site(2), op_name)
+            # (the walk starts at the op's function: the frames of this call, registry._untracked and
+            # apply / apply_simple / _apply_view are leafgrad's own, and each frame the walk steps
+            # through must first be made into a frame object: a cut per op in an evaluation loop)
+            cut = Cut(kind, site(4), op_name)
             break
     if cut is None:
         for t in inputs:

@@ -85,6 +85,24 @@ def test_cut_no_grad_and_propagation():
     assert w._meta.inference
 
 
+def test_cut_under_no_grad_names_the_users_line_on_every_entry_path():
+    """The walk for a cut starts past the registry's own frames (apply, apply_simple, a view's
+    path): the recorded line is the user's whatever path the op took, also from inside a module."""
+    w = torch.ones(3, 3, requires_grad=True)
+    b = torch.zeros(3, requires_grad=True)
+    x = torch.ones(2, 3)
+    lin = torch.nn.Linear(3, 3)
+    with torch.no_grad():
+        v = w.t()  # <view>
+        s = w * 2  # <simple>
+        g = torch.addmm(b, x, w)  # <general>
+        f = torch.nn.functional.linear(x, w, b)  # <functional>
+        m = lin(x)  # <module>
+    for t, tag in ((v, "view"), (s, "simple"), (g, "general"), (f, "functional"), (m, "module")):
+        cut = provenance.cut_of(t)
+        assert cut is not None and cut.kind == "no_grad" and cut.site == at(tag), (tag, cut)
+
+
 def test_cut_detach_data_tensor_numpy():
     x = torch.ones(2, requires_grad=True)
     d = x.detach()  # <detach>
