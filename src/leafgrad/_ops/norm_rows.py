@@ -7,13 +7,14 @@ column at about half the speed of a plain product; a matrix-vector product with 
 the same sums in a quarter of the time (BLAS's order of summation, as exact as NumPy's pairwise one
 for such rows). The element-wise steps are the formulas' own, in their order, done in place where the
 array is a fresh temporary. The Tensor interpreter (create_graph) and 16-bit arrays keep the general
-formulas in nn_ops.py; ``fits`` says when these apply.
+formulas in nn_ops.py; ``fits`` says when these apply. ``row_sums`` is also softmax's row sum
+(``reduction._row_sum``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fits", "ln_forward", "ln_dx", "ln_dw", "ln_db"]
+__all__ = ["fits", "row_sums", "ln_forward", "ln_dx", "ln_dw", "ln_db"]
 
 _MAX_ROW = 4096  # (longer rows: NumPy's pairwise sum, whose error grows more slowly than BLAS's)
 
@@ -31,9 +32,25 @@ def _rows(x: np.ndarray, n_norm: int) -> tuple[np.ndarray, int]:
     return x.reshape(-1, k), k
 
 
+_ONES: dict = {}  # (k, dtype) -> a read-only vector of k ones, the right operand of ``row_sums``
+
+
+def row_sums(m: np.ndarray) -> np.ndarray:
+    """The sum of each row of the 2-d float ``m`` (rows of at most ``_MAX_ROW``), one BLAS matrix-vector
+    product with a shared vector of ones: (N,), a fresh array."""
+    key = (m.shape[1], m.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) >= 64:  # (a program cycling through many widths: start over)
+            _ONES.clear()
+        ones = _ONES[key] = np.ones(key[0], m.dtype)
+        ones.flags.writeable = False
+    return m @ ones
+
+
 def _row_means(m: np.ndarray, k: int) -> np.ndarray:
     """The per-row mean of ``m`` as an (N, 1) column (a fresh array)."""
-    s = m @ np.ones(k, m.dtype) if k <= _MAX_ROW else np.add.reduce(m, 1)
+    s = row_sums(m) if k <= _MAX_ROW else np.add.reduce(m, 1)
     s /= k
     return s.reshape(-1, 1)
 

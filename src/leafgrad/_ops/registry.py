@@ -24,7 +24,7 @@ from ..autograd.graph import Node, SavedTensor, flat_edges, next_sequence_nr
 from ..autograd.grad_mode import ANOMALY_USED as _ANOMALY_USED  # (see there: anomaly mode's cheap test)
 from .xp import TENSORS, array_namespace
 from ..provenance import _ENABLED as _PROVENANCE_ON, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
-from ..provenance import walk as _node_site  # (the user's line of a node: called as provenance.node_site, a frame fewer)
+from ..provenance import walk as _walk_from  # (a node's user line: provenance.node_site's walk, called without its frame)
 
 __all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of",
            "show_saved_as", "unsigned_int64"]
@@ -715,7 +715,7 @@ def apply_simple(op: OpDef, a: Tensor, b=None, params: tuple = (), dt=None):
         meta = _SIMPLE_META.get(key)
         node._in_meta = meta if meta is not None else _shared_simple_meta(key, ((shape, dt), _NO_META))
     node._extra = None
-    node._site = site = _node_site(_getframe(2)) if _PROVENANCE_ON[0] else None  # (from the caller's caller up)
+    node._site = site = _walk_from(_getframe(2)) if _PROVENANCE_ON[0] else None  # (from the caller's caller up)
     if _ANOMALY_USED[0] and st.anomaly:
         from ..autograd.anomaly import record_forward_trace
         record_forward_trace(node)
@@ -853,7 +853,7 @@ def _record(op: OpDef, inputs, edges: tuple | None = None, site=_FIND_SITE) -> O
     node._in_meta = meta if meta is not None else _shared_meta(key, key)
     node._extra = None
     if site is _FIND_SITE:
-        site = _node_site(_getframe(2)) if _PROVENANCE_ON[0] else None  # (from apply's caller up)
+        site = _walk_from(_getframe(2)) if _PROVENANCE_ON[0] else None  # (from apply's caller up)
     node._site = site
     if _ANOMALY_USED[0] and _STATE.anomaly:
         from ..autograd.anomaly import record_forward_trace
