@@ -195,6 +195,39 @@ def note_nograd_op(op_name: str, outs, inputs) -> None:
         _set_cut(outs, cut)
 
 
+def note_nograd_composite(op_name: str, outs, inputs, staged) -> None:
+    """``note_nograd_op`` for a composite function (matmul's batched case, linear) that ran its steps
+    as one computation on the arrays with grad mode off: the cut its results carry is the one the
+    steps would have left. ``inputs`` enter the composite's last op (``op_name``) in this order, each
+    either as it is (``staged[i]`` None) or through a view first (``staged[i]``: that view's name).
+
+    The last op cuts the chain itself when an input entering it as it is requires grad; otherwise
+    it carries the first cut among its inputs, where a staged input that requires grad carries the
+    new cut of its view. (Every new cut of the steps has the same user line: one walk.)"""
+    if _STATE.inference:
+        for o in outs:
+            o._m().inference = True
+    if not _ENABLED[0]:
+        return
+    kind = "inference_mode" if _STATE.inference else "no_grad"
+    cut = None
+    for t, via in zip(inputs, staged):
+        if via is None and t._requires_grad:
+            cut = Cut(kind, site(3), op_name)  # (from the composite's own function up)
+            break
+    if cut is None:
+        for t, via in zip(inputs, staged):
+            if t._requires_grad:  # (staged: the view of it cut the chain)
+                cut = Cut(kind, site(3), via)
+                break
+            m = t._meta
+            if m is not None and m.cut is not None:
+                cut = m.cut
+                break
+    if cut is not None:
+        _set_cut(outs, cut)
+
+
 def propagate_cut(outs, inputs) -> None:
     """Grad mode on, no input requires grad, one carries a cut: the results carry it too."""
     for t in inputs:

@@ -2,11 +2,14 @@
 into them, which follows torch so the recorded grad_fn names match."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .registry import apply, apply_simple, defop
+from .registry import apply, apply_simple, composite_result, defop, forward_xp, records
+from .shape import EXPAND
 from .unsigned import refuse_unsigned
 from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 
@@ -231,16 +234,29 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             out = mv(input.reshape(-1, k), other)
             return _unsafe_view(out, lead)
         _check_inner(input, other)
+        if input._data.size and _plain(input._data) and _plain(other._data) and not records(input, other):  # (no graph: the steps below at once)
+            return _folded_untracked(input, other, lead)
         out = mm(input.reshape(-1, k), other)
         return _unsafe_view(out, lead + (other._data.shape[-1],))
     # general batched case: broadcast batch dims, run one bmm
     a = input.unsqueeze(0) if da == 1 else input
     b = other.unsqueeze(-1) if db == 1 else other
     _check_inner(a, b)
-    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    batch = a._data.shape[:-2]
+    if b._data.shape[:-2] != batch:  # (NumPy's broadcast_shapes is a Python function: ~10 us)
+        batch = np.broadcast_shapes(batch, b._data.shape[:-2])
     n, k = a._data.shape[-2:]
     m = b._data.shape[-1]
-    nb = int(np.prod(batch)) if batch else 1
+    nb = math.prod(batch)
+    if da >= 2 and db >= 2 and _plain(input._data) and _plain(other._data) and not records(input, other):  # (no graph: the steps below at once)
+        x, y = input._data, other._data
+        xp = forward_xp(x)
+        if x.shape[:-2] != batch:
+            x = EXPAND.forward(xp, x, batch + (n, k))
+        if y.shape[:-2] != batch:
+            y = EXPAND.forward(xp, y, batch + (k, m))
+        out = BMM.forward(xp, x.reshape(nb, n, k), y.reshape(nb, k, m))  # (reshape: a view, else a copy)
+        return composite_result(out.reshape(batch + (n, m)), BMM, (input, other), (_EXPANDED, _EXPANDED))
     a3 = a.expand(batch + (n, k)).reshape(nb, n, k)
     b3 = b.expand(batch + (k, m)).reshape(nb, k, m)
     out = _unsafe_view(bmm(a3, b3), batch + (n, m))
@@ -249,6 +265,67 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if db == 1:
         out = out.squeeze(-1)
     return out
+
+
+_EXPANDED = "ExpandBackward0"  # (the step each operand of a batched matmul passes through first)
+
+
+def _reshaped_as(x, shape: tuple) -> tuple:
+    """``Tensor.reshape``'s two steps on an array: (the array, the step's name): a view where one
+    can be made, else a copy (clone, then a reshape of the copy)."""
+    try:
+        return x.reshape(shape, copy=False), "ViewBackward0"
+    except ValueError:
+        return x.reshape(shape), "CloneBackward0"
+
+
+def _folded_untracked(input: Tensor, other: Tensor, lead: tuple) -> Tensor:
+    """``matmul``'s batch-folded case (``input.reshape(-1, k)``, ``mm``, ``_unsafe_view``) when it
+    records nothing: the same forwards on the arrays (see ``registry.records``)."""
+    x = input._data
+    xp = forward_xp(x)
+    x2, step = _reshaped_as(x, (x.size // x.shape[-1], x.shape[-1]))
+    out = MM.forward(xp, x2, other._data)
+    return composite_result(out.reshape(lead + (other._data.shape[-1],)), MM, (input, other), (step, None))
+
+
+_T_STEP = "TBackward0"  # (linear's weight.t())
+
+
+def _plain(x) -> bool:
+    """An array whose forwards are NumPy's own: float32/64 or complex (16-bit floats round each
+    step their own way, see _lowp.py, and keep the steps)."""
+    return x.__class__ is np.ndarray and x.dtype.kind in "fc" and x.dtype.itemsize >= 4
+
+
+def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None):
+    """``F.linear``'s steps (``addmm(bias, input, weight.t())``, with ``view`` around it for a batch
+    of vectors, or ``matmul(input, weight.t())`` without a bias) on the arrays at once, when they
+    record nothing (see ``registry.records``): an evaluation forward's every layer. None where
+    they would record, or where one of the steps would refuse its input (so that it raises)."""
+    x, w = input._data, weight._data
+    nd = x.ndim
+    if w.ndim != 2 or nd < 1 or not x.size or x.shape[-1] != w.shape[1] or not _plain(x) or not _plain(w) or w.dtype != x.dtype:
+        return None
+    if bias is not None:
+        b = bias._data
+        if (b.shape != (w.shape[0],) or b.dtype != x.dtype or b.__class__ is not np.ndarray
+                or not (nd == 2 or x.flags.c_contiguous) or records(bias, input, weight)):
+            return None
+        if nd == 2:
+            out = ADDMM.forward(forward_xp(b), b, x, w.T, 1, 1)
+            return composite_result(out, ADDMM, (bias, input, weight), (None, None, _T_STEP))
+        out = ADDMM.forward(forward_xp(b), b, x.reshape((x.size // x.shape[-1], x.shape[-1]), copy=False), w.T, 1, 1)
+        return composite_result(out.reshape(x.shape[:-1] + (w.shape[0],), copy=False), ADDMM,
+                                (bias, input, weight), (None, "ViewBackward0", _T_STEP), view_of=out)
+    if nd < 2 or records(input, weight):
+        return None
+    if nd == 2:
+        out = MM.forward(forward_xp(x), x, w.T)
+        return composite_result(out, MM, (input, weight), (None, _T_STEP))
+    x2, step = _reshaped_as(x, (x.size // x.shape[-1], x.shape[-1]))
+    out = MM.forward(forward_xp(x), x2, w.T)
+    return composite_result(out.reshape(x.shape[:-1] + (w.shape[0],)), MM, (input, weight), (step, _T_STEP))
 
 
 def _check_inner(a: Tensor, b: Tensor) -> None:

@@ -19,6 +19,8 @@ _make = Tensor._make
 
 
 def _infer_shape(shape, numel: int) -> tuple:
+    if shape and -1 not in shape and min(shape) >= 0 and math.prod(shape) == numel:
+        return tuple(shape)  # (every size given and right: the common case, no list and no loop)
     shape = list(shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
@@ -41,6 +43,11 @@ def _infer_shape(shape, numel: int) -> tuple:
 def _size_args(args, name: str = "view") -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for a in args:
+        if a.__class__ is not int:
+            break
+    else:
+        return tuple(args)  # (plain ints: the common case)
     for a in args:  # (int() would truncate 2.5 silently)
         if isinstance(a, bool) or not isinstance(a, (int, np.integer, Tensor)):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
