@@ -5,7 +5,11 @@ model and a small GPT (issue 13's "real models are slower than they should be").
 * ``lstm``: ``nn.LSTM(73, 128, 2)`` forward + backward on a (50, 8, 73) batch (the issue's number);
 * ``lstm_lm``: embedding -> 2-layer LSTM 128 -> linear -> cross-entropy -> SGD step;
 * ``gpt``: minGPT's shape (2 blocks, 4 heads, d=64, seq 64, batch 8; causal attention written with
-  matmul / masked_fill / softmax as minGPT does) -> cross-entropy -> AdamW step.
+  matmul / masked_fill / softmax as minGPT does) -> cross-entropy -> AdamW step;
+* ``gpt_sample``: the same model sampling as minGPT's ``generate`` does, under ``no_grad``: 16 new
+  tokens, one forward of the whole context (batch 1, 8 tokens growing to 23) per token, the last
+  position's logits -> softmax -> the most likely token (greedy, so both libraries pick the same).
+  A step is the 16 tokens.
 
 The same model code runs on both libraries (leafgrad's API is torch's), from the same weights (torch's,
 copied through ``state_dict``); the first step's losses are checked to agree before timing. Rounds
@@ -135,6 +139,24 @@ def make_workload(name: str, libs: dict, quick: bool):
                 return loss.item()
             steps[k] = step
         return steps
+    if name == "gpt_sample":
+        vocab, seq, d, heads, layers, new = (11, 8, 16, 2, 1, 3) if quick else (65, 64, 64, 4, 2, 16)
+        models = {k: gpt(lib, vocab, seq, d, heads, layers) for k, lib in libs.items()}
+        _same_weights(models)
+        prompt = rng.integers(0, vocab, (1, 8 if not quick else 4))
+        for k, lib in libs.items():
+            def step(m=models[k], lib=lib):
+                m.eval()
+                idx = lib.tensor(prompt)
+                with lib.no_grad():
+                    for _ in range(new):
+                        logits = m(idx[:, -seq:])
+                        probs = lib.nn.functional.softmax(logits[:, -1, :], dim=-1)
+                        nxt = lib.argmax(probs, dim=-1, keepdim=True)
+                        idx = lib.cat((idx, nxt), dim=1)
+                return float(idx.sum().item()) + float(probs.max().item())  # (the tokens, and the last step's odds)
+            steps[k] = step
+        return steps
     if name == "lstm_lm":
         vocab, emb, hidden, seq, batch = (11, 5, 8, 6, 2) if quick else (65, 73, 128, 50, 8)
         models = {k: lstm_lm(lib, vocab, emb, hidden) for k, lib in libs.items()}
@@ -181,7 +203,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="tiny sizes, one round of two steps (CI)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--steps", type=int, default=10, help="steps per round per library")
-    p.add_argument("--only", default="lstm,lstm_lm,gpt")
+    p.add_argument("--only", default="lstm,lstm_lm,gpt,gpt_sample")
     args = p.parse_args(argv)
     libs = _libraries()
     rounds, n_steps = (1, 2) if args.quick else (args.rounds, args.steps)
