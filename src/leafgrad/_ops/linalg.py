@@ -234,7 +234,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             out = mv(input.reshape(-1, k), other)
             return _unsafe_view(out, lead)
         _check_inner(input, other)
-        if input._data.size and _plain(input._data) and _plain(other._data) and not records(input, other):  # (no graph: the steps below at once)
+        if input._data.size and not records(input, other) and _plain(input._data) and _plain(other._data):  # (no graph: the steps below at once)
             return _folded_untracked(input, other, lead)
         out = mm(input.reshape(-1, k), other)
         return _unsafe_view(out, lead + (other._data.shape[-1],))
@@ -248,7 +248,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     n, k = a._data.shape[-2:]
     m = b._data.shape[-1]
     nb = math.prod(batch)
-    if da >= 2 and db >= 2 and _plain(input._data) and _plain(other._data) and not records(input, other):  # (no graph: the steps below at once)
+    if da >= 2 and db >= 2 and not records(input, other) and _plain(input._data) and _plain(other._data):  # (no graph: the steps below at once)
         x, y = input._data, other._data
         xp = forward_xp(x)
         if x.shape[:-2] != batch:
@@ -300,9 +300,9 @@ def _plain(x) -> bool:
 
 def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None):
     """``F.linear``'s steps (``addmm(bias, input, weight.t())``, with ``view`` around it for a batch
-    of vectors, or ``matmul(input, weight.t())`` without a bias) on the arrays at once, when they
-    record nothing (see ``registry.records``): an evaluation forward's every layer. None where
-    they would record, or where one of the steps would refuse its input (so that it raises)."""
+    of vectors, or ``matmul(input, weight.t())`` without a bias) on the arrays at once, for a call
+    the caller has found records nothing (``registry.records``): an evaluation forward's every
+    layer. None where one of the steps would refuse its input (so that it raises as it does)."""
     x, w = input._data, weight._data
     nd = x.ndim
     if w.ndim != 2 or nd < 1 or not x.size or x.shape[-1] != w.shape[1] or not _plain(x) or not _plain(w) or w.dtype != x.dtype:
@@ -310,7 +310,7 @@ def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None):
     if bias is not None:
         b = bias._data
         if (b.shape != (w.shape[0],) or b.dtype != x.dtype or b.__class__ is not np.ndarray
-                or not (nd == 2 or x.flags.c_contiguous) or records(bias, input, weight)):
+                or not (nd == 2 or x.flags.c_contiguous)):
             return None
         if nd == 2:
             out = ADDMM.forward(forward_xp(b), b, x, w.T, 1, 1)
@@ -318,7 +318,7 @@ def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None):
         out = ADDMM.forward(forward_xp(b), b, x.reshape((x.size // x.shape[-1], x.shape[-1]), copy=False), w.T, 1, 1)
         return composite_result(out.reshape(x.shape[:-1] + (w.shape[0],), copy=False), ADDMM,
                                 (bias, input, weight), (None, "ViewBackward0", _T_STEP), view_of=out)
-    if nd < 2 or records(input, weight):
+    if nd < 2:
         return None
     if nd == 2:
         out = MM.forward(forward_xp(x), x, w.T)

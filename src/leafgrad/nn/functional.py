@@ -26,6 +26,7 @@ from .._autocast_ops import CPU as _AUTOCAST_CPU, lower_precision
 from .._ops.nn_extra import index_pad as _index_pad
 from .._ops.indexing import one_hot  # noqa: F401  (re-exported as F.one_hot)
 from .._ops.linalg import addmm, bmm, linear_untracked, matmul
+from .._ops.registry import records
 from .._ops.pointwise import relu as _relu, sigmoid, tanh  # noqa: F401
 from .._ops.reduction import log_softmax as _log_softmax, softmax as _softmax
 from ._f_activations import (_act, _require_floating, celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish,  # noqa: F401
@@ -111,9 +112,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                                f"{_scalar_type(weight)}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_type_name(input)} != "
                            f"{_type_name(weight)}")
-    fast = linear_untracked(input, weight, bias)  # (no graph recorded: the steps below at once)
-    if fast is not None:
-        return fast
+    if not records(weight, input, bias):  # (no graph recorded: the steps below at once, on the arrays)
+        fast = linear_untracked(input, weight, bias)
+        if fast is not None:
+            return fast
     if bias is not None:
         if nd == 2:
             return addmm(bias, input, weight.t())
