@@ -177,6 +177,8 @@ def getitem(t: Tensor, key) -> Tensor:
         size = t._data.shape[0]
         _check_int_index(key, size, 0)
         return _apply_view(_SELECT[0] or _load_select(), t, (0, key % size))  # (apply's path for views, one call less)
+    if key.__class__ is tuple and _plain_basic(key):  # (``x[:, -1, :]``, ``m[:, :, :T, :T]``: nothing to normalise)
+        return _basic_index(t, key, False)
     single = not isinstance(key, tuple)
     key = normalize_key(key)
     if any(_is_advanced(k) for k in key):
@@ -195,15 +197,55 @@ def getitem(t: Tensor, key) -> Tensor:
     return _basic_index(t, key, single)
 
 
+def _plain_basic(key: tuple) -> bool:
+    """A key that ``normalize_key`` would return as it is: ints, slices of ints (step None or
+    positive), None, and one Ellipsis at most."""
+    ellipsis = False
+    for k in key:
+        c = k.__class__
+        if c is int or k is None:
+            continue
+        if c is slice:
+            for v in (k.start, k.stop):
+                if v is not None and v.__class__ is not int:
+                    return False
+            step = k.step
+            if step is not None and (step.__class__ is not int or step <= 0):
+                return False
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+        else:
+            return False
+    return True
+
+
+_SHAPE_FNS: list = []  # shape's ALIAS, select, slice_dim, unsqueeze, found on first use (as _SELECT)
+
+
+def _shape_fns() -> tuple:
+    if not _SHAPE_FNS:
+        from .shape import ALIAS, select, slice_dim, unsqueeze
+        _SHAPE_FNS.extend((ALIAS, select, slice_dim, unsqueeze))
+    return _SHAPE_FNS
+
+
 def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
-    from .shape import ALIAS, select, slice_dim, unsqueeze
-    n_consume = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if t._data.ndim == 0 and n_consume and any(isinstance(k, int) for k in key):
+    ALIAS, select, slice_dim, unsqueeze = _SHAPE_FNS or _shape_fns()
+    n_consume = n_ellipsis = 0
+    has_int = False
+    for k in key:  # (one pass: what the checks below need)
+        if k is Ellipsis:
+            n_ellipsis += 1
+        elif k is not None:
+            n_consume += 1
+            if isinstance(k, int):
+                has_int = True
+    if t._data.ndim == 0 and n_consume and has_int:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                          "C++ to convert a 0-dim tensor to a number")
     if n_consume > t._data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
-    if sum(1 for k in key if k is Ellipsis) > 1:
+    if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     out = t
     dim = 0
