@@ -343,7 +343,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    d = _dt(dtype, _infer_dtype(vals))
+    if dtype is None and start.__class__ is int and end.__class__ is int and step.__class__ is int:
+        d = D.int64  # (integer bounds: _infer_dtype's answer, without its walk)
+    else:
+        d = _dt(dtype, _infer_dtype(vals))
     _refuse_unsigned(d, "arange_cpu")
     n = max(0, math.ceil((end - start) / step))
     if d.is_floating_point and d.itemsize >= 4:

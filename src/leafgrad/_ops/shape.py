@@ -433,16 +433,25 @@ def cat(tensors, dim: int = 0) -> Tensor:
         raise RuntimeError(f"zero-dimensional tensor (at position {shaped[0][0]}) cannot be concatenated")
     d = _wrap_dim(dim, nd)
     ref = shaped[0][1]._data.shape
+    head, tail = ref[:d], ref[d + 1:]
     for i, t in shaped:
         s = t._data.shape
         if len(s) != nd:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and {len(s)}")
+        if s[:d] == head and s[d + 1:] == tail:  # (the usual case: one comparison of each side)
+            continue
         bad = next((k for k, (a, b) in enumerate(zip(s, ref)) if k != d and a != b), None)
         if bad is not None:
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {ref[bad]} but "
                                f"got size {s[bad]} for tensor number {i} in the list.")
-    dt = D.result_type(*tensors)
-    cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
+    first = tensors[0]._data.dtype
+    for t in tensors:
+        if t._data.dtype != first:
+            dt = D.result_type(*tensors)
+            cast = None if all(t._data.dtype == dt.np for t in tensors) else dt.np
+            break
+    else:
+        cast = None  # (one dtype: the result's, as type promotion would find)
     sizes = tuple(t._data.shape[d] if t._data.ndim == nd else 0 for t in tensors)
     return apply(CAT, tensors, (d, sizes), cast=cast)
 
