@@ -234,7 +234,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             out = mv(input.reshape(-1, k), other)
             return _unsafe_view(out, lead)
         _check_inner(input, other)
-        if input._data.size and not records(input, other) and _plain(input._data) and _plain(other._data):  # (no graph: the steps below at once)
+        # (no graph recorded: the steps below at once, on the arrays)
+        if input._data.size and not records(input, other) and _plain(input._data) and _plain(other._data):
             return _folded_untracked(input, other, lead)
         out = mm(input.reshape(-1, k), other)
         return _unsafe_view(out, lead + (other._data.shape[-1],))
@@ -248,7 +249,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     n, k = a._data.shape[-2:]
     m = b._data.shape[-1]
     nb = math.prod(batch)
-    if da >= 2 and db >= 2 and not records(input, other) and _plain(input._data) and _plain(other._data):  # (no graph: the steps below at once)
+    # (no graph recorded: the steps below at once, on the arrays)
+    if da >= 2 and db >= 2 and not records(input, other) and _plain(input._data) and _plain(other._data):
         x, y = input._data, other._data
         xp = forward_xp(x)
         if x.shape[:-2] != batch:
@@ -305,7 +307,8 @@ def linear_untracked(input: Tensor, weight: Tensor, bias: Tensor | None):
     layer. None where one of the steps would refuse its input (so that it raises as it does)."""
     x, w = input._data, weight._data
     nd = x.ndim
-    if w.ndim != 2 or nd < 1 or not x.size or x.shape[-1] != w.shape[1] or not _plain(x) or not _plain(w) or w.dtype != x.dtype:
+    if (w.ndim != 2 or nd < 1 or not x.size or x.shape[-1] != w.shape[1] or not _plain(x) or not _plain(w)
+            or w.dtype != x.dtype):
         return None
     if bias is not None:
         b = bias._data

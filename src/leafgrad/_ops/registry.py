@@ -27,8 +27,8 @@ from ..provenance import _ENABLED as _PROVENANCE_ON, note_nograd_op as _nograd_o
 from ..provenance import note_nograd_composite as _nograd_composite
 from ..provenance import walk as _walk_from  # (a node's user line: provenance.node_site's walk, called without its frame)
 
-__all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of", "records", "composite_result", "forward_xp",
-           "show_saved_as", "unsigned_int64"]
+__all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of", "records",
+           "composite_result", "forward_xp", "show_saved_as", "unsigned_int64"]
 
 _new = object.__new__
 _make = Tensor._make
