@@ -164,46 +164,21 @@ def _set_cut(outs, cut: Cut) -> None:
         o._m().cut = cut
 
 
-def note_nograd_op(op_name: str, outs, inputs) -> None:
+def note_nograd_op(op_name: str, outs, inputs, staged=None) -> None:
     """An op ran with grad mode off (no_grad, inference_mode): cut or propagate, mark inference tensors.
 
     Called by ``_ops.registry`` for every op run while grad mode is off; does nothing
     unless an input requires grad (a new cut), already carries a cut (copied forward),
     or inference mode is on.
+
+    ``staged``: for a composite function (matmul's batched case, linear) that ran its steps as one
+    computation on the arrays (``registry.composite_result``), ``staged[i]`` names the view input i
+    passes through before the composite's last op (``op_name``), None where it enters that op as it
+    is. The cut is then the one the steps would have left: the last op cuts the chain itself when an
+    input entering it as it is requires grad; otherwise it carries the first cut among its inputs,
+    where a staged input that requires grad carries the new cut of its view. (Every new cut of the
+    steps has the same user line: one walk.)
     """
-    if _STATE.inference:
-        for o in outs:
-            o._m().inference = True
-    if not _ENABLED[0]:
-        return
-    cut = None
-    for t in inputs:
-        if getattr(t, "_requires_grad", False):
-            kind = "inference_mode" if _STATE.inference else "no_grad"
-            # (the walk starts at the op's function: the frames of this call, registry._untracked and
-            # apply / apply_simple / _apply_view are leafgrad's own, and each frame the walk steps
-            # through must first be made into a frame object: a cut per op in an evaluation loop)
-            cut = Cut(kind, site(4), op_name)
-            break
-    if cut is None:
-        for t in inputs:
-            m = getattr(t, "_meta", None)
-            if m is not None and m.cut is not None:
-                cut = m.cut
-                break
-    if cut is not None:
-        _set_cut(outs, cut)
-
-
-def note_nograd_composite(op_name: str, outs, inputs, staged) -> None:
-    """``note_nograd_op`` for a composite function (matmul's batched case, linear) that ran its steps
-    as one computation on the arrays with grad mode off: the cut its results carry is the one the
-    steps would have left. ``inputs`` enter the composite's last op (``op_name``) in this order, each
-    either as it is (``staged[i]`` None) or through a view first (``staged[i]``: that view's name).
-
-    The last op cuts the chain itself when an input entering it as it is requires grad; otherwise
-    it carries the first cut among its inputs, where a staged input that requires grad carries the
-    new cut of its view. (Every new cut of the steps has the same user line: one walk.)"""
     if _STATE.inference:
         for o in outs:
             o._m().inference = True
@@ -211,16 +186,20 @@ def note_nograd_composite(op_name: str, outs, inputs, staged) -> None:
         return
     kind = "inference_mode" if _STATE.inference else "no_grad"
     cut = None
-    for t, via in zip(inputs, staged):
-        if via is None and t._requires_grad:
-            cut = Cut(kind, site(3), op_name)  # (from the composite's own function up)
+    for k, t in enumerate(inputs):
+        if getattr(t, "_requires_grad", False) and (staged is None or staged[k] is None):
+            # (the walk starts at the op's function: the frames of this call, registry._untracked and
+            # apply / apply_simple / _apply_view / composite_result are leafgrad's own, and each frame
+            # the walk steps through must first be made into a frame object: a cut per op in an
+            # evaluation loop)
+            cut = Cut(kind, site(4), op_name)
             break
     if cut is None:
-        for t, via in zip(inputs, staged):
-            if t._requires_grad:  # (staged: the view of it cut the chain)
-                cut = Cut(kind, site(3), via)
+        for k, t in enumerate(inputs):
+            if staged is not None and getattr(t, "_requires_grad", False):  # (staged: its view cut the chain)
+                cut = Cut(kind, site(4), staged[k])
                 break
-            m = t._meta
+            m = getattr(t, "_meta", None)
             if m is not None and m.cut is not None:
                 cut = m.cut
                 break

@@ -24,7 +24,6 @@ from ..autograd.graph import Node, SavedTensor, flat_edges, next_sequence_nr
 from ..autograd.grad_mode import ANOMALY_USED as _ANOMALY_USED  # (see there: anomaly mode's cheap test)
 from .xp import TENSORS, array_namespace
 from ..provenance import _ENABLED as _PROVENANCE_ON, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
-from ..provenance import note_nograd_composite as _nograd_composite
 from ..provenance import walk as _walk_from  # (a node's user line: provenance.node_site's walk, called without its frame)
 
 __all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of", "records",
@@ -950,7 +949,7 @@ def composite_result(out, op: OpDef, inputs: tuple, staged: tuple, view_of=None)
     """The Tensor of a composite's result ``out`` (an array), computed without recording (see
     :func:`records`), carrying what its steps would have left on it: the chain's cut (``inputs``
     enter the last op ``op`` as they are, or through a view first, ``staged[i]`` naming it: see
-    ``provenance.note_nograd_composite``) and, when the last step is a view of the step before
+    ``provenance.note_nograd_op``) and, when the last step is a view of the step before
     (``linear``'s ``addmm(...).view(...)``), a view of a base holding ``view_of``, as torch's is."""
     res = _make(out)
     outs = (res,)
@@ -958,26 +957,15 @@ def composite_result(out, op: OpDef, inputs: tuple, staged: tuple, view_of=None)
         base = _make(view_of)
         outs = (base, res)
         _mark_view(res, base)
-    st = _STATE
-    if st.grad:  # (what ``_untracked`` does for each step: no new cut, a cut carried forward)
-        _propagate_cut(outs, inputs)
-        return res
-    if st.in_backward:
-        return res
-    if st.inference:
-        _nograd_composite(op.name, outs, inputs, staged)
-        return res
-    for t in inputs:
-        if t._requires_grad or t._meta is not None:
-            _nograd_composite(op.name, outs, inputs, staged)
-            return res
+    _untracked(op, outs, inputs, staged)
     return res
 
 
-def _untracked(op: OpDef, outs, inputs) -> None:
+def _untracked(op: OpDef, outs, inputs, staged=None) -> None:
     """Provenance for results that record no node: where a chain from a tensor that requires
     grad is cut (grad mode on: copied forward from an input that carries a cut; off: a new
-    cut, see ``provenance.note_nograd_op``). Skipped, with its checks, inside a backward."""
+    cut, see ``provenance.note_nograd_op``, which also reads a composite's ``staged``). Skipped,
+    with its checks, inside a backward."""
     st = _STATE
     if st.grad:
         for t in inputs:
@@ -988,9 +976,9 @@ def _untracked(op: OpDef, outs, inputs) -> None:
                     return
     elif not st.in_backward:
         if st.inference:
-            _nograd_op(op.name, outs, inputs)
+            _nograd_op(op.name, outs, inputs, staged)
             return
         for t in inputs:  # (only then has provenance anything to note)
             if t.__class__ in TENSOR_TYPES and (t._requires_grad or t._meta is not None):
-                _nograd_op(op.name, outs, inputs)
+                _nograd_op(op.name, outs, inputs, staged)
                 return
