@@ -31,7 +31,7 @@ from .autograd.graph import next_sequence_nr
 from ._notebook import is_cache_name
 from .errors import _PKG_DIR, is_internal
 
-__all__ = ["enabled", "set_enabled", "site", "node_site", "user_line", "Cut", "cut_of", "backward_site",
+__all__ = ["enabled", "set_enabled", "site", "node_site_at", "user_line", "Cut", "cut_of", "backward_site",
            "freeing_backward", "user_frames", "Namer"]
 
 _getframe = sys._getframe
@@ -83,22 +83,13 @@ def _lines_of(code):
     return lines
 
 
-def node_site():
-    """Called once per recorded node: the user's line that ran the op (or None when switched off).
+def node_site_at(skip: int):
+    """The user's line that ran an op recorded ``skip`` frames up from here (or None when switched
+    off): ``autograd.Function.apply`` passes 2. (``_ops.registry.apply_simple`` and ``_record``,
+    which record every other node, call ``walk(_getframe(2))`` themselves: a call fewer per op.)
 
     The walk (``_walk``) skips leafgrad's own frames; what it learns is cached per code object and
-    instruction offset, so the usual cost is one dict lookup per frame and no new object.
-    (``_ops.registry.apply_simple`` and ``_record``, which record every node, write this out:
-    ``walk(_getframe(2))`` when ``_ENABLED[0]``, a call fewer per op.) The walk starts three frames
-    up: the callers are always called by another leafgrad function; ``node_site_at`` takes the depth.
-    """
-    if not _ENABLED[0]:
-        return None
-    return _walk(_getframe(3))
-
-
-def node_site_at(skip: int):
-    """``node_site`` starting ``skip`` frames up from here (``autograd.Function.apply`` passes 2)."""
+    instruction offset, so the usual cost is one dict lookup per frame and no new object."""
     if not _ENABLED[0]:
         return None
     return _walk(_getframe(skip))

@@ -24,7 +24,7 @@ from ..autograd.graph import Node, SavedTensor, flat_edges, next_sequence_nr
 from ..autograd.grad_mode import ANOMALY_USED as _ANOMALY_USED  # (see there: anomaly mode's cheap test)
 from .xp import TENSORS, array_namespace
 from ..provenance import _ENABLED as _PROVENANCE_ON, note_nograd_op as _nograd_op, propagate_cut as _propagate_cut
-from ..provenance import walk as _walk_from  # (a node's user line: provenance.node_site's walk, called without its frame)
+from ..provenance import walk as _walk_from  # (a node's user line: the walk node_site_at makes, called without its frame)
 
 __all__ = ["OpDef", "OpNode", "defop", "set_formulas", "apply", "apply_simple", "edge_of", "records",
            "composite_result", "forward_xp", "show_saved_as", "unsigned_int64"]
