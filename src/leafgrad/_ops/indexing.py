@@ -157,13 +157,13 @@ def index_add_zeros(g: Tensor, shape, key) -> Tensor:
     return apply(INDEX_ADD_ZEROS, (g,), (tuple(shape), key))
 
 
-_SELECT = [None]  # shape.SELECT, found on first use (shape imports this module: no import at the top)
+_SHAPE: list = []  # the shape module, found on first use (shape imports this module: no import at the top)
 
 
-def _load_select():
-    from .shape import SELECT
-    _SELECT[0] = SELECT
-    return SELECT
+def _load_shape():
+    from . import shape
+    _SHAPE.append(shape)
+    return shape
 
 
 def _check_int_index(k: int, size: int, dim: int) -> None:
@@ -176,7 +176,7 @@ def getitem(t: Tensor, key) -> Tensor:
     if key.__class__ is int and t._data.ndim:  # (``y[i]``, the most common key: one select, no key normalising)
         size = t._data.shape[0]
         _check_int_index(key, size, 0)
-        return _apply_view(_SELECT[0] or _load_select(), t, (0, key % size))  # (apply's path for views, one call less)
+        return _apply_view((_SHAPE[0] if _SHAPE else _load_shape()).SELECT, t, (0, key % size))  # (apply's path for views, one call less)
     if key.__class__ is tuple and _plain_basic(key):  # (``x[:, -1, :]``, ``m[:, :, :T, :T]``: nothing to normalise)
         return _basic_index(t, key, False)
     single = not isinstance(key, tuple)
@@ -219,18 +219,8 @@ def _plain_basic(key: tuple) -> bool:
     return True
 
 
-_SHAPE_FNS: list = []  # shape's ALIAS, select, slice_dim, unsqueeze, found on first use (as _SELECT)
-
-
-def _shape_fns() -> tuple:
-    if not _SHAPE_FNS:
-        from .shape import ALIAS, select, slice_dim, unsqueeze
-        _SHAPE_FNS.extend((ALIAS, select, slice_dim, unsqueeze))
-    return _SHAPE_FNS
-
-
 def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
-    ALIAS, select, slice_dim, unsqueeze = _SHAPE_FNS or _shape_fns()
+    shape = _SHAPE[0] if _SHAPE else _load_shape()
     n_consume = n_ellipsis = 0
     has_int = False
     for k in key:  # (one pass: what the checks below need)
@@ -255,23 +245,23 @@ def _basic_index(t: Tensor, key: tuple, single: bool) -> Tensor:
         if k is Ellipsis:
             dim += t._data.ndim - n_consume
         elif k is None:
-            out = unsqueeze(out, dim)
+            out = shape.unsqueeze(out, dim)
             dim += 1
             applied = True
         elif isinstance(k, int):
             size = out._data.shape[dim]
             _check_int_index(k, size, dim + removed)
-            out = select(out, dim, k)
+            out = shape.select(out, dim, k)
             removed += 1
             applied = True
         else:
             full = k.start in (None, 0) and k.stop is None and k.step in (None, 1)
             if not full or single:
-                out = slice_dim(out, dim, k.start, k.stop, k.step or 1)
+                out = shape.slice_dim(out, dim, k.start, k.stop, k.step or 1)
                 applied = True
             dim += 1
     if not applied:
-        out = apply(ALIAS, (t,))
+        out = apply(shape.ALIAS, (t,))
     return out
 
 
